@@ -1,0 +1,233 @@
+"""The env contract: a Gymnasium env whose actions are raw assistant text and whose observations are messages.
+
+Subclasses supply a task source (`get_task`, `num_tasks`), the opening messages (`start`) and the reaction to one
+action (`respond`, returning a typed `StepResult`). The base class owns task selection from seed/index, the turn
+limit, the info fields every runner relies on and the Gymnasium 5-tuple, so a new env is a few dozen lines.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import gymnasium
+from pydantic import BaseModel, ConfigDict, Field
+
+from .spaces import MessagesSpace, TextSpace
+from .types import Message, Task, Verdict
+
+
+class StepResult(BaseModel):
+    """Typed output of one env step (SkyRL-Gym style); `Env.step` turns it into the Gymnasium 5-tuple."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    observation: list[Message] = Field(default_factory=list)
+    reward: float = 0.0
+    terminated: bool = False
+    valid_action: bool = True
+    verdict: Verdict | None = None
+    info: dict[str, Any] = Field(default_factory=dict)
+
+
+def feedback(text: str) -> list[Message]:
+    """The usual env reply: one user message."""
+    return [Message(role="user", content=text)]
+
+
+class Env(gymnasium.Env):
+    """Base class of every rlvr-gym env. See the module docstring for what subclasses implement."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
+    family: ClassVar[str] = ""
+    max_turns: int = 1
+    step_timeout_s: float | None = 60.0
+    episode_timeout_s: float | None = 600.0
+
+    def __init__(
+        self,
+        *,
+        max_turns: int | None = None,
+        step_timeout_s: float | None = None,
+        episode_timeout_s: float | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        if max_turns is not None:
+            if max_turns < 1:
+                raise ValueError("max_turns must be >= 1")
+            self.max_turns = max_turns
+        if step_timeout_s is not None:
+            self.step_timeout_s = step_timeout_s
+        if episode_timeout_s is not None:
+            self.episode_timeout_s = episode_timeout_s
+        self.render_mode = render_mode
+        self.observation_space = MessagesSpace()
+        self.action_space = TextSpace()
+        self.task: Task | None = None
+        self.task_index: int | None = None
+        self.turn = 0
+        self.actions: list[str] = []
+        self.done = False
+        self.verdict: Verdict | None = None
+        self._last_observation: list[Message] = []
+
+    # ---- task source -------------------------------------------------------------------------------------------
+    @property
+    def num_tasks(self) -> int | None:
+        """Number of distinct tasks, or None for an unbounded procedural generator."""
+        return None
+
+    @abstractmethod
+    def get_task(self, index: int) -> Task:
+        """The task at `index`; must be a pure function of the env's config and the index."""
+
+    def coerce_task(self, task: Task | dict[str, Any]) -> Task:
+        return task if isinstance(task, Task) else Task.model_validate(task)
+
+    def task_index_for_seed(self, seed: int) -> int:
+        n = self.num_tasks
+        return seed % n if n else seed
+
+    # ---- episode hooks -------------------------------------------------------------------------------------------
+    def start(self, task: Task) -> list[Message]:
+        """Opening messages of an episode (after the task is set); default: the task prompt."""
+        return task.prompt_messages()
+
+    @abstractmethod
+    def respond(self, action: str) -> StepResult:
+        """React to one assistant action. Must not raise on any string."""
+
+    def truncation_verdict(self) -> Verdict:
+        """Verdict when the turn limit ends the episode before the env terminated it."""
+        return Verdict(reward=0.0, passed=False, feedback=f"turn limit of {self.max_turns} reached")
+
+    # ---- verifier ----------------------------------------------------------------------------------------------
+    def verify(self, task: Task | dict[str, Any], actions: Sequence[str]) -> Verdict:
+        """Score a finished trajectory offline by replaying its actions (pure envs override with a direct check)."""
+        self.reset(options={"task": self.coerce_task(task)})
+        for action in actions:
+            *_, terminated, truncated, info = self.step(action)
+            if terminated or truncated:
+                return info["verdict"]
+        return self.truncation_verdict()
+
+    # ---- gymnasium surface -------------------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        options = options or {}
+        if options.get("task") is not None:
+            self.task = self.coerce_task(options["task"])
+            self.task_index = self.task.metadata.get("index")
+        else:
+            if options.get("task_index") is not None:
+                index = int(options["task_index"])
+            elif seed is not None:
+                index = self.task_index_for_seed(seed)
+            else:
+                index = self.task_index_for_seed(int(self.np_random.integers(0, 2**31 - 1)))
+            if self.num_tasks is not None and not 0 <= index < self.num_tasks:
+                raise IndexError(f"task_index {index} out of range 0..{self.num_tasks - 1}")
+            self.task = self.get_task(index)
+            self.task_index = index
+        self.turn = 0
+        self.actions = []
+        self.done = False
+        self.verdict = None
+        observation = self.start(self.task)
+        self._last_observation = observation
+        info = {
+            "task_id": self.task.id,
+            "task_index": self.task_index,
+            "task_metadata": self.task.metadata,
+            "max_turns": self.max_turns,
+        }
+        return [m.as_dict() for m in observation], info
+
+    def step(self, action: str):
+        if self.task is None:
+            raise RuntimeError("reset() must be called before step()")
+        if not isinstance(action, str):
+            action = str(action)
+        if self.done:
+            result = StepResult(
+                observation=feedback("The episode is over; call reset()."), terminated=True, valid_action=False
+            )
+            info = {"valid_action": False, "verdict": self.verdict}
+            return [m.as_dict() for m in result.observation], 0.0, True, False, info
+        self.turn += 1
+        self.actions.append(action)
+        result = self.respond(action)
+        terminated = result.terminated
+        truncated = not terminated and self.turn >= self.max_turns
+        info: dict[str, Any] = {"valid_action": result.valid_action, "turn": self.turn, **result.info}
+        if terminated or truncated:
+            self.done = True
+            if result.verdict is None:
+                if terminated:
+                    raise RuntimeError(f"{type(self).__name__}.respond terminated without a verdict")
+                result.verdict = self.truncation_verdict()
+            self.verdict = result.verdict
+            info["verdict"] = result.verdict
+        self._last_observation = result.observation
+        return [m.as_dict() for m in result.observation], float(result.reward), terminated, truncated, info
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        return "\n\n".join(f"[{m.role}] {m.text()}" for m in self._last_observation)
+
+
+class AnswerEnv(Env):
+    """An env where the agent answers and a verifier scores the answer, with up to `max_attempts` tries.
+
+    After a wrong answer the env replies with feedback; the reward of a later attempt is multiplied by
+    `attempt_decay ** (attempt - 1)`. Subclasses implement `score_answer` (the pure verifier).
+    """
+
+    def __init__(self, *, max_attempts: int = 1, attempt_decay: float = 0.5, **kwargs: Any) -> None:
+        if max_attempts < 1:
+            raise ValueError("max_attempts must be >= 1")
+        if not 0.0 <= attempt_decay <= 1.0:
+            raise ValueError("attempt_decay must be in [0, 1]")
+        super().__init__(max_turns=max_attempts, **kwargs)
+        self.max_attempts = max_attempts
+        self.attempt_decay = attempt_decay
+
+    @abstractmethod
+    def score_answer(self, task: Task, text: str) -> Verdict:
+        """Pure, deterministic verdict of one answer text."""
+
+    def retry_feedback(self, verdict: Verdict, attempts_left: int) -> str:
+        base = verdict.feedback or "That answer is not correct."
+        return f"{base} You have {attempts_left} attempt(s) left. Try again."
+
+    def decayed(self, verdict: Verdict, attempt: int) -> Verdict:
+        if attempt == 1:
+            return verdict
+        factor = self.attempt_decay ** (attempt - 1)
+        components = {**verdict.components, "attempts": float(attempt)}
+        return verdict.model_copy(update={"reward": verdict.reward * factor, "components": components})
+
+    def respond(self, action: str) -> StepResult:
+        assert self.task is not None
+        verdict = self.score_answer(self.task, action)
+        attempt = self.turn
+        valid = verdict.components.get("format", 1.0) > 0
+        if verdict.passed or attempt >= self.max_attempts:
+            final = self.decayed(verdict, attempt)
+            return StepResult(reward=final.reward, terminated=True, valid_action=valid, verdict=final)
+        return StepResult(
+            observation=feedback(self.retry_feedback(verdict, self.max_attempts - attempt)),
+            valid_action=valid,
+            info={"attempt_verdict": verdict},
+        )
+
+    def verify(self, task: Task | dict[str, Any], actions: Sequence[str]) -> Verdict:
+        task = self.coerce_task(task)
+        verdict = Verdict(reward=0.0, passed=False, feedback="no answer given")
+        for attempt, action in enumerate(actions[: self.max_attempts], start=1):
+            verdict = self.decayed(self.score_answer(task, action), attempt)
+            if verdict.passed:
+                break
+        return verdict

@@ -1,0 +1,203 @@
+"""Core data contracts: messages, tasks, verdicts, generations and episode records.
+
+Everything that crosses a boundary (episode files, HTTP, the CLI) is JSON of these pydantic models, so a record
+written by one part of the project can be read back by any other and re-scored from its metadata alone.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+class ContentPart(BaseModel):
+    """One part of a multimodal message: text, or an image given as a data URL / path."""
+
+    type: Literal["text", "image_url"] = "text"
+    text: str | None = None
+    image_url: dict[str, str] | None = None
+
+
+class ToolCall(BaseModel):
+    """A function call in OpenAI format; `arguments` stays the raw JSON string the model wrote."""
+
+    id: str = ""
+    type: Literal["function"] = "function"
+    name: str
+    arguments: str = "{}"
+
+
+class Message(BaseModel):
+    """An OpenAI-style chat message."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: Role
+    content: str | list[ContentPart] | None = ""
+    tool_calls: list[ToolCall] | None = None
+    tool_call_id: str | None = None
+    name: str | None = None
+
+    def text(self) -> str:
+        """The message's text, with image parts left out."""
+        if self.content is None:
+            return ""
+        if isinstance(self.content, str):
+            return self.content
+        return "".join(part.text or "" for part in self.content if part.type == "text")
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain JSON-able dict without unset optional fields (the env observation format)."""
+        return self.model_dump(exclude_none=True)
+
+
+class Task(BaseModel):
+    """One task: prompt material, hidden ground truth and metadata enough to rebuild or re-score it."""
+
+    id: str
+    prompt: str | list[Message]
+    ground_truth: Any = None
+    reference_actions: list[str] | None = Field(
+        default=None, description="A known-good action sequence (oracle runs and tests); hidden from agents."
+    )
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    def prompt_messages(self) -> list[Message]:
+        if isinstance(self.prompt, str):
+            return [Message(role="user", content=self.prompt)]
+        return list(self.prompt)
+
+
+class Verdict(BaseModel):
+    """The verifier's judgement of one trajectory."""
+
+    reward: float
+    passed: bool
+    components: dict[str, float] = Field(default_factory=dict)
+    feedback: str | None = None
+    error: str | None = None
+
+    @field_validator("reward")
+    @classmethod
+    def _finite(cls, value: float) -> float:
+        if not math.isfinite(value):
+            raise ValueError(f"reward must be finite, got {value}")
+        return value
+
+
+class SamplingParams(BaseModel):
+    temperature: float = 1.0
+    top_p: float = 1.0
+    max_new_tokens: int = 256
+    stop: list[str] = Field(default_factory=list)
+    seed: int | None = None
+    logprobs: bool = True
+
+
+class GenerationRequest(BaseModel):
+    """What a policy is asked to continue: chat messages, a raw prompt, or exact prompt token ids."""
+
+    messages: list[Message] | None = None
+    prompt: str | None = None
+    prompt_token_ids: list[int] | None = None
+    tools: list[dict[str, Any]] | None = None
+    sampling: SamplingParams = Field(default_factory=SamplingParams)
+
+
+class Usage(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class Generation(BaseModel):
+    """A policy's answer to one request; token ids and logprobs are those of the sampled tokens."""
+
+    text: str
+    token_ids: list[int] | None = None
+    logprobs: list[float] | None = None
+    prompt_token_ids: list[int] | None = None
+    finish_reason: str | None = None
+    tool_calls: list[ToolCall] | None = None
+    usage: Usage = Field(default_factory=Usage)
+    latency_s: float = 0.0
+
+
+class ErrorKind(str, enum.Enum):
+    """Why an episode failed. A failed episode is still a finished, recorded episode."""
+
+    ENV_ERROR = "env_error"  # the env raised in reset/step
+    AGENT_ERROR = "agent_error"  # the agent code raised
+    POLICY_ERROR = "policy_error"  # the model endpoint/backend failed after its retries
+    STEP_TIMEOUT = "step_timeout"
+    EPISODE_TIMEOUT = "episode_timeout"
+    GENERATION_TIMEOUT = "generation_timeout"
+
+
+class EpisodeError(BaseModel):
+    kind: ErrorKind
+    message: str
+    turn: int | None = None
+    exception_type: str | None = None
+
+
+class Turn(BaseModel):
+    """One agent action and the env's answer to it."""
+
+    index: int
+    observation: list[Message]
+    action: str
+    prompt_token_ids: list[int] | None = None
+    token_ids: list[int] | None = None
+    logprobs: list[float] | None = None
+    reward: float = 0.0
+    valid_action: bool = True
+    info: dict[str, Any] = Field(default_factory=dict)
+    generation_s: float = 0.0
+    env_s: float = 0.0
+
+
+class Episode(BaseModel):
+    """A whole rollout, as streamed to JSONL."""
+
+    episode_id: str
+    env_id: str
+    task_id: str
+    task_index: int | None = None
+    seed: int | None = None
+    group_id: str
+    sample_index: int = 0
+    agent: str = ""
+    turns: list[Turn] = Field(default_factory=list)
+    final_observation: list[Message] = Field(default_factory=list)
+    total_reward: float = 0.0
+    verdict: Verdict | None = None
+    error: EpisodeError | None = None
+    terminated: bool = False
+    truncated: bool = False
+    task_metadata: dict[str, Any] = Field(default_factory=dict)
+    timings: dict[str, float] = Field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.verdict and self.verdict.passed and self.error is None)
+
+    @property
+    def reward(self) -> float:
+        """The scalar used for learning: the verdict's reward when there is one, else the summed step rewards."""
+        if self.error is not None:
+            return 0.0
+        return self.verdict.reward if self.verdict is not None else self.total_reward
+
+
+class PolicyError(RuntimeError):
+    """Raised by a policy when its backend fails for good (after retries); becomes a typed episode error."""
+
+    def __init__(self, message: str, *, kind: ErrorKind = ErrorKind.POLICY_ERROR, status: int | None = None):
+        super().__init__(message)
+        self.kind = kind
+        self.status = status
