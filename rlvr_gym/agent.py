@@ -59,6 +59,7 @@ class Agent(ABC):
 
     async def aclose(self) -> None:
         """Release backend resources (HTTP clients, engines)."""
+        return None
 
 
 def agent_backends() -> dict[str, importlib.metadata.EntryPoint]:

@@ -69,7 +69,7 @@ def load_plugins(force: bool = False) -> dict[str, str]:
                     obj()
             except Exception as exc:  # a broken plug-in must not hide the others
                 _plugin_errors[ep.name] = f"{type(exc).__name__}: {exc}"
-                log.warning("env plug-in %s failed to load: %s", ep.name, exc)
+                log.debug("env plug-in %s failed to load: %s", ep.name, exc)
         return dict(_plugin_errors)
 
 
@@ -82,7 +82,8 @@ def env_info(id: str) -> EnvInfo:
     load_plugins()
     if id not in _envs:
         known = ", ".join(sorted(_envs)) or "none"
-        raise KeyError(f"unknown env id {id!r}; registered: {known}")
+        broken = "".join(f"; plug-in {name} failed: {err}" for name, err in sorted(_plugin_errors.items()))
+        raise KeyError(f"unknown env id {id!r}; registered: {known}{broken}")
     return _envs[id]
 
 

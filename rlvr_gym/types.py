@@ -52,8 +52,10 @@ class Message(BaseModel):
         return "".join(part.text or "" for part in self.content if part.type == "text")
 
     def as_dict(self) -> dict[str, Any]:
-        """Plain JSON-able dict without unset optional fields (the env observation format)."""
-        return self.model_dump(exclude_none=True)
+        """Plain JSON-able dict without unset optional fields (the env observation format); content always kept."""
+        data = self.model_dump(exclude_none=True)
+        data.setdefault("content", None)
+        return data
 
 
 class Task(BaseModel):
