@@ -6,6 +6,7 @@ from .registry import EnvInfo, env_info, list_envs, load_plugins, make, register
 from .rubric import Criterion, Rubric
 from .types import (
     ContentPart,
+    EnvUnavailable,
     Episode,
     EpisodeError,
     ErrorKind,
@@ -25,7 +26,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Agent", "AgentStep", "AnswerEnv", "ContentPart", "Criterion", "Env", "EnvInfo", "Episode", "EpisodeContext",
-    "EpisodeError", "ErrorKind", "Generation", "GenerationRequest", "Message", "Policy", "PolicyError", "Rubric",
+    "EpisodeError", "EnvUnavailable", "ErrorKind", "Generation", "GenerationRequest", "Message", "Policy", "PolicyError", "Rubric",
     "SamplingParams", "StepResult", "Task", "ToolCall", "Turn", "Usage", "Verdict", "env_info", "feedback",
     "list_envs", "load_plugins", "make", "make_agent", "register",
 ]

@@ -17,7 +17,6 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from .agent import Agent
 from .env import Env
 from .registry import make
 from .types import Episode, EpisodeError, ErrorKind, Message, PolicyError, Task, Turn
+from .workers import EnvWorkers
 
 TaskSpec = int | Sequence[int] | Sequence[Task]
 
@@ -148,6 +148,8 @@ class _EnvFailure(Exception):
 class Runner:
     """Runs planned episodes with bounded concurrency; see `collect` for the one-call form."""
 
+    default_reset_timeout_s = 300.0  # first reset may build caches (game generation, model files)
+
     def __init__(
         self,
         env_id: str,
@@ -168,8 +170,14 @@ class Runner:
         self.pool = _EnvPool(env_factory or (lambda: make(env_id, **kwargs)))
         self.step_timeout_s = step_timeout_s
         self.episode_timeout_s = episode_timeout_s
-        # Spare threads so that a few hung env calls (abandoned after a timeout) do not starve the run.
-        self.executor = ThreadPoolExecutor(max_workers=concurrency + 4, thread_name_prefix="rlvr-env")
+        self._workers: EnvWorkers | None = None
+
+    @property
+    def workers(self) -> EnvWorkers:
+        if self._workers is None:
+            # Spare threads so that a few hung env calls (abandoned after a timeout) do not starve the run.
+            self._workers = EnvWorkers(asyncio.get_running_loop(), self.concurrency + 4)
+        return self._workers
 
     async def _call(self, fn: Callable[..., Any], *args: Any, timeout: float | None = None, **kwargs: Any) -> Any:
         def guarded() -> Any:
@@ -178,8 +186,7 @@ class Runner:
             except Exception as exc:
                 raise _EnvFailure(exc) from exc
 
-        loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self.executor, guarded)
+        future = self.workers.submit(guarded)
         if timeout is None:
             return await future
         try:
@@ -188,22 +195,31 @@ class Runner:
             raise _StepTimeout(f"env call exceeded {timeout:.1f}s") from exc
 
     async def _run(self, spec: EpisodeSpec, episode: Episode) -> None:
+        options = {"task": spec.task} if spec.task is not None else {"task_index": spec.task_index}
+        holder: list[Env] = []
+
+        def acquire_and_reset() -> tuple[Any, dict[str, Any]]:
+            # One thread hop for both; the env is handed out before reset so a failed reset can be discarded.
+            holder.append(self.pool.acquire())
+            return holder[0].reset(seed=spec.seed, options=options)
+
+        t0 = time.perf_counter()
         try:
-            env = await self._call(self.pool.acquire)
-        except _EnvFailure as exc:
-            episode.error = EpisodeError(kind=ErrorKind.ENV_ERROR, message=f"make: {exc}", turn=0)
+            obs, info = await self._call(acquire_and_reset, timeout=self.step_timeout_s or self.default_reset_timeout_s)
+        except _StepTimeout as exc:
+            episode.error = EpisodeError(kind=ErrorKind.STEP_TIMEOUT, message=f"reset: {exc}", turn=0)
             return
+        except _EnvFailure as exc:
+            stage = "reset" if holder else "make"
+            episode.error = EpisodeError(
+                kind=ErrorKind.ENV_ERROR, message=f"{stage}: {exc}", turn=0, exception_type=type(exc.original).__name__
+            )
+            return
+        env = holder[0]
+        episode.timings["reset_s"] = time.perf_counter() - t0
         healthy = False
         try:
             step_timeout = self.step_timeout_s if self.step_timeout_s is not None else env.step_timeout_s
-            options = {"task": spec.task} if spec.task is not None else {"task_index": spec.task_index}
-            t0 = time.perf_counter()
-            try:
-                obs, info = await self._call(env.reset, seed=spec.seed, options=options, timeout=step_timeout)
-            except _StepTimeout as exc:
-                episode.error = EpisodeError(kind=ErrorKind.STEP_TIMEOUT, message=f"reset: {exc}", turn=0)
-                return
-            episode.timings["reset_s"] = time.perf_counter() - t0
             task = env.task
             assert task is not None
             episode.task_id = info.get("task_id", task.id)
@@ -321,7 +337,8 @@ class Runner:
 
     def close(self) -> None:
         self.pool.close()
-        self.executor.shutdown(wait=False, cancel_futures=True)
+        if self._workers is not None:
+            self._workers.close()
 
 
 def _jsonable(value: Any) -> Any:

@@ -203,3 +203,10 @@ class PolicyError(RuntimeError):
         super().__init__(message)
         self.kind = kind
         self.status = status
+
+
+class EnvUnavailable(RuntimeError):
+    """Raised by an env constructor when a resource it needs is absent (user data set, optional engine).
+
+    `rlvr-gym list` still shows such envs; the all-envs test suite skips them with this message as the reason.
+    """

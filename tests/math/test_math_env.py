@@ -1,0 +1,146 @@
+"""Math envs through the registry: check_env, determinism, oracle actions, multi-attempt feedback and decay."""
+
+from __future__ import annotations
+
+import random
+import string
+
+import pytest
+from gymnasium.utils.env_checker import check_env
+from rlvr_gym.envs.math.env import MathDatasetEnv, MathEnv
+
+import rlvr_gym
+from rlvr_gym import Task
+
+MATH_ENVS = ["rlvr/Math-v0", "rlvr/MathArithmetic-v0", "rlvr/MathDataset-v0"]
+
+
+def test_registered() -> None:
+    ids = {info.id: info for info in rlvr_gym.list_envs()}
+    for env_id in MATH_ENVS:
+        assert env_id in ids and ids[env_id].family == "math"
+    env = rlvr_gym.make("rlvr/Math-v0")
+    assert isinstance(env, MathEnv)
+    assert env.generator.config.difficulty == 3 and len(env.generator.config.families) == 5
+    easy = rlvr_gym.make("rlvr/MathArithmetic-v0")
+    assert easy.generator.config.families == {"arithmetic": 1.0} and easy.generator.config.difficulty == 1
+    dataset = rlvr_gym.make("rlvr/MathDataset-v0")
+    assert isinstance(dataset, MathDatasetEnv) and dataset.num_tasks == 20
+
+
+@pytest.mark.parametrize("env_id", MATH_ENVS)
+def test_check_env(env_id: str) -> None:
+    check_env(rlvr_gym.make(env_id), skip_render_check=True)
+    check_env(rlvr_gym.make(env_id, max_attempts=3), skip_render_check=True)
+
+
+@pytest.mark.parametrize("env_id", MATH_ENVS)
+def test_reference_action_solves_every_sampled_task(env_id: str) -> None:
+    env = rlvr_gym.make(env_id)
+    for seed in range(25):
+        _, info = env.reset(seed=seed)
+        assert info["task_id"] == env.task.id
+        _, reward, terminated, truncated, step_info = env.step(env.task.reference_actions[0])
+        assert (reward, terminated, truncated) == (1.0, True, False)
+        assert step_info["verdict"].passed and step_info["valid_action"]
+
+
+@pytest.mark.parametrize("env_id", MATH_ENVS)
+def test_same_seed_same_task_and_verdict(env_id: str) -> None:
+    first, second = rlvr_gym.make(env_id), rlvr_gym.make(env_id)
+    for seed in (0, 1, 17, 123456):
+        obs_a, info_a = first.reset(seed=seed)
+        obs_b, info_b = second.reset(seed=seed)
+        assert obs_a == obs_b and info_a["task_id"] == info_b["task_id"]
+        action = f"I think it is \\boxed{{{seed % 7}}}"
+        assert first.step(action)[4]["verdict"] == second.step(action)[4]["verdict"]
+    by_index = rlvr_gym.make(env_id)
+    by_index.reset(options={"task_index": 3})
+    first.reset(options={"task_index": 3})
+    assert by_index.task == first.task
+
+
+def test_generator_seed_changes_tasks() -> None:
+    a, b = rlvr_gym.make("rlvr/Math-v0", seed=1), rlvr_gym.make("rlvr/Math-v0", seed=2)
+    a.reset(seed=4)
+    b.reset(seed=4)
+    assert a.task.id != b.task.id
+
+
+def test_num_tasks() -> None:
+    assert rlvr_gym.make("rlvr/Math-v0").num_tasks is None
+    sized = rlvr_gym.make("rlvr/Math-v0", size=5)
+    assert sized.num_tasks == 5
+    sized.reset(seed=12)
+    assert sized.task_index == 12 % 5
+
+
+def test_multi_attempt_feedback_and_decay() -> None:
+    env = rlvr_gym.make("rlvr/MathArithmetic-v0", max_attempts=3, attempt_decay=0.5)
+    env.reset(seed=0)
+    gold = int(env.task.ground_truth)
+    obs, reward, terminated, truncated, info = env.step(f"\\boxed{{{gold + 1}}}")
+    assert (reward, terminated, truncated) == (0.0, False, False)
+    assert "not correct" in obs[0]["content"] and "2 attempt(s) left" in obs[0]["content"]
+    assert str(gold) not in obs[0]["content"].replace(str(gold + 1), "")
+    assert info["valid_action"] and not info["attempt_verdict"].passed
+    obs, reward, terminated, truncated, info = env.step("no idea")
+    assert not terminated and not info["valid_action"] and "\\boxed{}" in obs[0]["content"]
+    obs, reward, terminated, truncated, info = env.step(f"\\boxed{{{gold}}}")
+    assert terminated and reward == pytest.approx(0.25)
+    assert info["verdict"].passed and info["verdict"].components["attempts"] == 3.0
+
+
+def test_all_attempts_wrong_ends_with_failed_verdict() -> None:
+    env = rlvr_gym.make("rlvr/Math-v0", max_attempts=2, attempt_decay=0.8)
+    env.reset(seed=3)
+    env.step("\\boxed{garbage}")
+    _, reward, terminated, truncated, info = env.step("still \\boxed{nothing}")
+    assert reward == 0.0 and terminated and not truncated and not info["verdict"].passed
+
+
+def test_offline_verify_matches_stepping() -> None:
+    env = rlvr_gym.make("rlvr/Math-v0", max_attempts=2, attempt_decay=0.5)
+    env.reset(seed=8)
+    task = env.task
+    verdict = env.verify(task.model_dump(), ["\\boxed{wrong}", task.reference_actions[0]])
+    assert verdict.passed and verdict.reward == pytest.approx(0.5)
+
+
+def test_question_echo_in_env_does_not_score() -> None:
+    question = "Tim wrote \\boxed{42} on the board. What is 6 × 7?"
+    task = Task(
+        id="echo",
+        prompt=f"{question}\n\nPut your final answer in \\boxed{{}}.",
+        ground_truth="42",
+        metadata={"question": question, "index": 0},
+    )
+    env = rlvr_gym.make("rlvr/Math-v0")
+    env.reset(options={"task": task})
+    _, reward, *_ = env.step(f"{task.prompt}\nI am not sure.")
+    assert reward == 0.0
+    env.reset(options={"task": task})
+    assert env.step(f"{task.prompt}\n6 × 7 = 42, so \\boxed{{42}}")[1] == 1.0
+
+
+def test_format_weight_kwarg() -> None:
+    env = rlvr_gym.make("rlvr/MathArithmetic-v0", format_weight=0.2, correct_weight=0.8)
+    env.reset(seed=1)
+    assert env.step("\\boxed{-1}")[1] == pytest.approx(0.2)
+    env.reset(seed=1)
+    assert env.step(env.task.reference_actions[0])[1] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("env_id", MATH_ENVS)
+def test_garbage_actions_never_raise(env_id: str) -> None:
+    env = rlvr_gym.make(env_id, max_attempts=2)
+    rng = random.Random(0)
+    alphabet = string.printable + "\\{}$\udcff\x00é→∑😀"
+    actions = ["", " ", "\\boxed{", "}" * 50, "\\boxed{}" * 40, "<answer>", "\x00" * 100, "\udcff\ud800", "9" * 100_000]
+    actions += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 300))) for _ in range(30)]
+    for action in actions:
+        env.reset(seed=rng.randint(0, 1000))
+        _, reward, terminated, truncated, info = env.step(action)
+        assert 0.0 <= reward <= 1.0 and isinstance(info["valid_action"], bool)
+    env.reset(seed=0)
+    env.step(12345)  # a non-str action is coerced by the base class
