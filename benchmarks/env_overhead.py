@@ -33,7 +33,7 @@ def main() -> None:
     outputs = [task.reference_actions[0] for task in tasks]
 
     t0 = time.perf_counter()
-    verdicts = [env.score_answer(task, out) for task, out in zip(tasks, outputs)]
+    verdicts = [env.score_answer(task, out) for task, out in zip(tasks, outputs, strict=True)]
     verifier_s = time.perf_counter() - t0
     assert all(v.passed for v in verdicts)
 

@@ -61,7 +61,7 @@ def test_failures_are_recorded_and_do_not_stop_the_run(echo_env_id):
                             step_timeout_s=0.3)
     kinds = {e.task_index: (e.error.kind if e.error else None) for e in episodes}
     assert kinds[2] is ErrorKind.ENV_ERROR and kinds[4] is ErrorKind.STEP_TIMEOUT
-    assert all(kinds[i] is None and e.passed for i, e in zip(range(6), episodes) if i not in (2, 4))
+    assert all(kinds[i] is None and e.passed for i, e in zip(range(6), episodes, strict=True) if i not in (2, 4))
     assert "env exploded" in episodes[2].error.message
 
 
