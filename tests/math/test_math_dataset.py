@@ -8,10 +8,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from rlvr_gym.envs.math.dataset import load_tasks, normalize_gold, sample_path
-from rlvr_gym.envs.math.verifier import verify_answer
 
 import rlvr_gym
+from rlvr_gym.envs.math.dataset import load_tasks, normalize_gold, sample_path
+from rlvr_gym.envs.math.verifier import verify_answer
 
 ROWS = [
     {"question": "Ann has 3 apples and buys 4 more. How many apples?", "answer": "3 + 4 = 7\n#### 7"},

@@ -7,10 +7,10 @@ import string
 
 import pytest
 from gymnasium.utils.env_checker import check_env
-from rlvr_gym.envs.math.env import MathDatasetEnv, MathEnv
 
 import rlvr_gym
 from rlvr_gym import Task
+from rlvr_gym.envs.math.env import MathDatasetEnv, MathEnv
 
 MATH_ENVS = ["rlvr/Math-v0", "rlvr/MathArithmetic-v0", "rlvr/MathDataset-v0"]
 

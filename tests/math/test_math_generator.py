@@ -10,6 +10,7 @@ from fractions import Fraction
 
 import pytest
 from pydantic import ValidationError
+
 from rlvr_gym.envs.math.families import FAMILIES
 from rlvr_gym.envs.math.generator import MathGenerator, MathGeneratorConfig, build_task
 from rlvr_gym.envs.math.verifier import verify_answer

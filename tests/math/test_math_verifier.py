@@ -9,6 +9,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+
 from rlvr_gym.envs.math.extract import extract_answer
 from rlvr_gym.envs.math.verifier import MathVerifier, verify_answer
 
