@@ -64,7 +64,7 @@ class Rubric:
         for name, value in values.items():
             if not math.isfinite(value):
                 raise ValueError(f"component {name} is not finite: {value}")
-        reward = sum(self.weights[name] * value for name, value in values.items())
+        reward = math.fsum(self.weights[name] * value for name, value in values.items())
         gate = values[self.pass_on] if self.pass_on else reward
         return Verdict(
             reward=reward,

@@ -1,0 +1,130 @@
+"""Running candidate code in the sandbox: the hidden-test harness job and the agent's `run` snippets.
+
+Everything that executes untrusted code goes through a `rlvr_gym.sandboxes` backend; nothing here runs candidate
+code in this process. Batches use a thread pool over `Sandbox.run` (backends are thread-safe), so the sandbox's
+warm workers are kept busy when a whole dataset is scored.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+from .harness import TestRun, harness_source, job_stdin, read_evidence
+from .program import Program
+from .testsuite import TestSuite
+
+if TYPE_CHECKING:
+    from rlvr_gym.sandboxes.base import ExecResult, Limits, Sandbox
+
+
+def _default_sandbox(backend: str | None) -> Sandbox:
+    from rlvr_gym.sandboxes import base
+
+    factory = getattr(base, "get_sandbox", None)
+    if factory is None:
+        import rlvr_gym.sandboxes as package
+
+        factory = getattr(package, "get_sandbox", None)
+    if factory is None:
+        raise RuntimeError("rlvr_gym.sandboxes provides no get_sandbox(); pass a sandbox explicitly")
+    return factory(backend) if backend else factory()
+
+
+class CodeExecutor:
+    """Runs test jobs and snippets for the code envs; owns (or borrows) one sandbox."""
+
+    def __init__(
+        self,
+        sandbox: Sandbox | None = None,
+        *,
+        backend: str | None = None,
+        case_timeout_s: float = 2.0,
+        max_timeouts: int = 1,
+        max_test_wall_s: float = 60.0,
+        memory_mb: int = 512,
+        run_wall_s: float = 5.0,
+        workers: int | None = None,
+    ) -> None:
+        self._sandbox = sandbox
+        self._backend = backend
+        self._lock = threading.Lock()
+        self.case_timeout_s = case_timeout_s
+        self.max_timeouts = max_timeouts
+        self.max_test_wall_s = max_test_wall_s
+        self.memory_mb = memory_mb
+        self.run_wall_s = run_wall_s
+        self.workers = workers or max(2, min(32, 4 * (os.cpu_count() or 1)))
+
+    def __deepcopy__(self, memo: dict) -> CodeExecutor:
+        return self  # a handle on a shared sandbox (gymnasium.make deep-copies env kwargs)
+
+    @property
+    def sandbox(self) -> Sandbox:
+        with self._lock:
+            if self._sandbox is None:
+                self._sandbox = _default_sandbox(self._backend)
+            return self._sandbox
+
+    def _limits(self, wall_s: float) -> Limits:
+        from rlvr_gym.sandboxes.base import Limits
+
+        return Limits(wall_s=wall_s, cpu_s=wall_s, memory_mb=self.memory_mb)
+
+    def test_request(self, program: Program, suite: TestSuite) -> Any:
+        from rlvr_gym.sandboxes.base import ExecRequest
+
+        wall = min(self.max_test_wall_s, 5.0 + self.case_timeout_s * (self.max_timeouts + 1) + 0.5 * suite.num_cases)
+        return ExecRequest(
+            code=harness_source(),
+            stdin=job_stdin(program, suite, self.case_timeout_s, self.max_timeouts),
+            evidence=True,
+            limits=self._limits(wall),
+        )
+
+    def run_tests(self, program: Program, suite: TestSuite) -> TestRun:
+        result = self.sandbox.run(self.test_request(program, suite))
+        return read_evidence(result.evidence, suite.num_cases, _status(result), _sandbox_error(result))
+
+    def run_tests_many(self, jobs: Sequence[tuple[Program, TestSuite]]) -> list[TestRun]:
+        if len(jobs) <= 1:
+            return [self.run_tests(p, s) for p, s in jobs]
+        with ThreadPoolExecutor(max_workers=min(self.workers, len(jobs))) as pool:
+            return list(pool.map(lambda job: self.run_tests(*job), jobs))
+
+    def run_snippet(self, program: Program) -> ExecResult:
+        """Execute the agent's code as a script (`__name__ == "__main__"`), for the `run` action."""
+        from rlvr_gym.sandboxes.base import ExecRequest
+
+        return self.sandbox.run(ExecRequest(code=program.source, limits=self._limits(self.run_wall_s)))
+
+    def close(self) -> None:
+        with self._lock:
+            if self._sandbox is not None:
+                self._sandbox.close()
+                self._sandbox = None
+
+
+def _status(result: ExecResult) -> str:
+    status = result.status
+    return str(getattr(status, "value", status))
+
+
+def _sandbox_error(result: ExecResult) -> str | None:
+    return (result.error or "sandbox error") if _status(result) == "sandbox_error" else None
+
+
+_shared: CodeExecutor | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_executor() -> CodeExecutor:
+    """One process-wide executor on the default sandbox, created on first use."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = CodeExecutor()
+        return _shared

@@ -1,0 +1,49 @@
+"""Action parsing: run vs submit, fenced vs raw code, and no crash on any string."""
+
+from __future__ import annotations
+
+import random
+
+from rlvr_gym.envs.code.actions import format_run, format_submission, parse_action
+
+
+def test_tags_and_fences():
+    run = parse_action("let me try\n<run>\n```python\nprint(1)\n```\n</run>")
+    assert (run.kind, run.code) == ("run", "print(1)\n")
+    sub = parse_action("<submit>```python\nx = 1\n```\n```python\ny = 2\n```</submit>")
+    assert (sub.kind, sub.code) == ("submit", "y = 2\n")  # the last block
+    raw = parse_action("<submit>\ndef f():\n    return 1\n</submit>")
+    assert raw.kind == "submit" and raw.code.startswith("def f()")
+
+
+def test_untagged_text_is_a_submission_and_submit_wins():
+    assert parse_action("```python\nx = 1\n```").kind == "submit"
+    assert parse_action("<run>print(1)</run> <submit>x = 1</submit>").kind == "submit"
+
+
+def test_offsets_point_into_the_action():
+    for text in ("<run>```python\nprint(2)\n```</run>", "prose\n```py\nx=1\n```", "\n\nx = 3"):
+        parsed = parse_action(text)
+        assert text[parsed.offset : parsed.offset + len(parsed.code)] == parsed.code
+
+
+def test_round_trip_of_formatters():
+    assert parse_action(format_submission("    return 1")).code == "    return 1\n"
+    assert parse_action(format_run("print(1)")).kind == "run"
+
+
+def test_unclosed_fence_and_other_languages():
+    assert parse_action("<submit>```python\nx = 1").code == "x = 1"
+    assert parse_action("```bash\nls\n```").code.startswith("```bash")  # no python block: the raw text
+    assert not parse_action("I would write a loop.").has_code  # untagged prose is no code
+    assert parse_action("    return x + 1").has_code  # an untagged body is code
+
+
+def test_never_raises_on_garbage():
+    rng = random.Random(7)
+    alphabet = "<>/runsbmit`python\n \t{}()[]:=\x00é😀"
+    for _ in range(2000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60)))
+        parsed = parse_action(text)
+        assert parsed.kind in ("run", "submit")
+        assert isinstance(parsed.code, str)
