@@ -237,7 +237,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0 if len(ok) == len(scored) else 1
 
 
-# ---- play ------------------------------------------------------------------------------------------------------------
+# ---- play ----
+def _text_of(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, list):
+        return "".join(p.get("text") or "[image]" for p in content if isinstance(p, dict))
+    return content or ""
+
+
+# ---- play --------------------------------------------------------------------------------------------------------------
 def cmd_play(args: argparse.Namespace) -> int:
     env = make(args.env)
     options = {"task_index": args.task_index} if args.task_index is not None else None
@@ -247,7 +255,8 @@ def cmd_play(args: argparse.Namespace) -> int:
               "Type your action; '\\n' inserts a newline; Ctrl-D quits.")
     while True:
         for message in obs:
-            out.print(f"[cyan][{message['role']}][/]\n{message.get('content', '')}")
+            out.print(f"[cyan]\\[{message['role']}][/]")
+            out.print(_text_of(message), markup=False, highlight=False)
         try:
             action = input("> ").replace("\\n", "\n")
         except EOFError:
@@ -257,12 +266,13 @@ def cmd_play(args: argparse.Namespace) -> int:
             out.print("[yellow](invalid action)[/]")
         if terminated or truncated:
             for message in obs:
-                out.print(f"[cyan][{message['role']}][/]\n{message.get('content', '')}")
+                out.print(f"[cyan]\\[{message['role']}][/]")
+                out.print(_text_of(message), markup=False, highlight=False)
             verdict = info["verdict"]
             out.print(f"[bold]done[/]: reward {verdict.reward:.3f}, passed {verdict.passed}, "
                       f"components {verdict.components}")
             if verdict.feedback:
-                out.print(verdict.feedback)
+                out.print(verdict.feedback, markup=False)
             return 0
 
 
