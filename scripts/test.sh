@@ -7,6 +7,8 @@ bash scripts/install.sh --all
 [ -f scripts/setup_sandbox.sh ] && bash scripts/setup_sandbox.sh
 [ -f scripts/setup_server.sh ] && bash scripts/setup_server.sh
 . .venv/bin/activate
+# Container tests must run (not skip) wherever this script runs: it installed podman above.
+export RLVR_REQUIRE_CONTAINER=1
 set +e
 python -m pytest -q "$@"
 status=$?
