@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from rlvr_gym.env import Env, StepResult, feedback
-from rlvr_gym.types import Message, Task, Verdict
+from rlvr_gym.types import EnvUnavailable, Message, Task, Verdict
 
 from .actions import canonical_command, extract_command, invalid_feedback
 from .belief_tracker import GroundTruthTracker
@@ -212,23 +212,25 @@ class ALFWorldOfficialEnv(ALFWorldEnv):
             raise ValueError(f"split must be one of {sorted(SPLITS)}")
         self.official_split = split
         self._task_types = tuple(task_types)
+        from .official import data_root, official_games
+
+        self._game_files = official_games(self.official_split, self._task_types)
+        if not self._game_files:
+            raise EnvUnavailable(
+                f"no official ALFWorld games under ALFWORLD_DATA={data_root()} (set ALFWORLD_DATA after alfworld-download)"
+            )
 
     def _games(self):
-        from .official import official_games
-
-        return official_games(self.official_split, self._task_types)
+        return self._game_files
 
     @property
     def num_tasks(self) -> int | None:
         return len(self._games())
 
     def record(self, index: int) -> GameRecord:
-        from .official import data_root, official_record
+        from .official import official_record
 
-        games = self._games()
-        if not games:
-            raise FileNotFoundError(f"no ALFWorld games found under ALFWORLD_DATA={data_root()} (run alfworld-download)")
-        return official_record(games[index], index)
+        return official_record(self._games()[index], index)
 
     def get_task(self, index: int) -> Task:
         return task_from_record(self.record(index), source=f"official:{self.official_split}")
