@@ -1,0 +1,81 @@
+"""Checkpoints that resume exactly: trainable weights, optimizer, RNG states, step and estimator state.
+
+Layout: `<run>/checkpoints/step-000010/{trainable.safetensors, optimizer.pt, rng.pt, state.json, adapter/, COMPLETE}`.
+`COMPLETE` is written last, so a checkpoint interrupted mid-write is never picked up for resume.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from .modeling import is_peft
+
+MARKER = "COMPLETE"
+
+
+def rng_state() -> dict[str, Any]:
+    return {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+
+
+def set_rng_state(state: dict[str, Any]) -> None:
+    random.setstate(state["python"])
+    np.random.set_state(state["numpy"])
+    torch.set_rng_state(state["torch"])
+
+
+def save_checkpoint(run_dir: Path, step: int, model: Any, optimizer: torch.optim.Optimizer, state: dict[str, Any],
+                    keep: int = 2) -> Path:
+    from safetensors.torch import save_file
+
+    root = run_dir / "checkpoints"
+    path = root / f"step-{step:06d}"
+    if path.exists():
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+    trainable = {n: p.detach().contiguous() for n, p in model.named_parameters() if p.requires_grad}
+    save_file(trainable, str(path / "trainable.safetensors"))
+    torch.save(optimizer.state_dict(), path / "optimizer.pt")
+    torch.save(rng_state(), path / "rng.pt")
+    (path / "state.json").write_text(json.dumps({"step": step, **state}, indent=1, default=float))
+    if is_peft(model):
+        model.save_pretrained(str(path / "adapter"))  # loadable with `hf:<base>+<adapter>` for eval
+    (path / MARKER).write_text("ok\n")
+    for old in list_checkpoints(run_dir)[:-keep] if keep > 0 else []:
+        shutil.rmtree(old, ignore_errors=True)
+    return path
+
+
+def list_checkpoints(run_dir: Path) -> list[Path]:
+    root = run_dir / "checkpoints"
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.glob("step-*") if (p / MARKER).is_file())
+
+
+def latest_checkpoint(run_dir: Path) -> Path | None:
+    found = list_checkpoints(run_dir)
+    return found[-1] if found else None
+
+
+def load_checkpoint(path: Path, model: Any, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
+    """Restore weights, optimizer and RNG in place; returns the saved state dict (with `step`)."""
+    from safetensors.torch import load_file
+
+    tensors = load_file(str(path / "trainable.safetensors"))
+    params = dict(model.named_parameters())
+    missing = [n for n, p in params.items() if p.requires_grad and n not in tensors]
+    if missing:
+        raise ValueError(f"checkpoint {path} lacks trainable parameters, e.g. {missing[:3]}")
+    with torch.no_grad():
+        for name, value in tensors.items():
+            params[name].copy_(value)
+    optimizer.load_state_dict(torch.load(path / "optimizer.pt", weights_only=False))
+    set_rng_state(torch.load(path / "rng.pt", weights_only=False))
+    return json.loads((path / "state.json").read_text())

@@ -1,0 +1,343 @@
+"""Multi-turn policy-gradient trainer: rollouts -> advantage estimator -> clipped-surrogate updates (LoRA or full).
+
+One step: sample `prompts_per_step` training tasks, collect `group_size` episodes of each with the rollout runner
+(the policy generates with the *current* in-memory weights, so there is no weight sync), compute advantages with a
+registered estimator, turn episodes into token rows (no re-tokenisation; env tokens masked), then `epochs` passes of
+`minibatches` optimizer steps each, with gradient accumulation over micro-batches. Importance ratios use the stored
+behaviour log-probs (or recomputed ones). Every step's randomness is seeded from (seed, step), so a resumed run
+reproduces the metrics of an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from rlvr_gym.rollout import collect_sync, stable_int
+from rlvr_gym.types import Episode, SamplingParams
+
+from .advantages import AdvantageInput, AdvantageOutput, compute_advantages
+from .batch import Row, build_rows, collate, micro_batches, scatter_to_rows
+from .checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
+from .lockstep import LockstepPolicy
+from .losses import LossConfig, policy_loss
+from .metrics import MetricsWriter
+from .modeling import apply_lora, is_peft, load_model, reference_policy, token_logprobs
+from .train_config import TrainConfig, load_config
+
+AgentFactory = Callable[[Any, Any, SamplingParams, "TrainConfig"], Any]
+
+
+def default_agent_factory(model: Any, tokenizer: Any, sampling: SamplingParams, cfg: TrainConfig) -> Any:
+    """A ChatAgent over an HFPolicy sharing the trainer's model object (generation sees every update), batched in
+    lock-step so rollouts are exactly reproducible."""
+    from rlvr_gym.agents.chat import ChatAgent
+    from rlvr_gym.agents.hf import HFPolicy
+
+    size = cfg.rollout.max_batch_size
+    policy = HFPolicy(model, tokenizer, max_batch_size=size, autocast=cfg.model.bf16_autocast)
+    return ChatAgent(LockstepPolicy(policy, max_batch_size=size), system_prompt=cfg.rollout.system_prompt,
+                     sampling=sampling)
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed % (1 << 32))
+    torch.manual_seed(seed)
+
+
+class Trainer:
+    """Holds model, optimizer and run state; `run()` trains to `cfg.steps`, resuming from the latest checkpoint."""
+
+    def __init__(self, cfg: TrainConfig, *, model: Any = None, tokenizer: Any = None,
+                 agent_factory: AgentFactory | None = None) -> None:
+        self.cfg = cfg
+        self.run_dir = Path(cfg.run_dir)
+        if cfg.model.threads:
+            torch.set_num_threads(cfg.model.threads)
+        seed_everything(cfg.seed)
+        if model is None:
+            model, tokenizer = load_model(cfg.model.path)
+        if cfg.model.lora is not None and not is_peft(model):
+            lc = cfg.model.lora
+            model = apply_lora(model, r=lc.r, alpha=lc.alpha, dropout=lc.dropout, target_modules=lc.target_modules)
+        self.model, self.tokenizer = model, tokenizer
+        self.params = [p for p in model.parameters() if p.requires_grad]
+        o = cfg.optim
+        self.optimizer = torch.optim.AdamW(self.params, lr=o.lr, betas=o.betas, weight_decay=o.weight_decay)
+        self.step = 0
+        self.estimator_state: dict[str, Any] = {}
+        factory = agent_factory or default_agent_factory
+        r = cfg.rollout
+        self.agent = factory(model, tokenizer, SamplingParams(temperature=r.temperature, top_p=r.top_p,
+                                                              max_new_tokens=r.max_new_tokens), cfg)
+        eval_tokens = cfg.eval.max_new_tokens or r.max_new_tokens
+        self.eval_agent = factory(model, tokenizer, SamplingParams(temperature=cfg.eval.temperature,
+                                                                   max_new_tokens=eval_tokens), cfg)
+        self.pad_id = int(getattr(tokenizer, "pad_token_id", None) or 0)
+        if cfg.loss.kl_coef > 0 and not is_peft(model):
+            raise ValueError("kl_coef > 0 needs a LoRA model (the reference is the base with the adapter disabled)")
+        self.use_ref = is_peft(model) and (cfg.loss.kl_coef > 0 or cfg.loss.log_kl)
+
+    # ---- tasks -----------------------------------------------------------------------------------------------------
+    def train_tasks(self, step: int) -> list[int]:
+        r = self.cfg.rollout
+        rng = random.Random(f"{self.cfg.seed}:tasks:{step}")
+        return [r.task_offset + i for i in rng.sample(range(r.task_pool), r.prompts_per_step)]
+
+    def eval_tasks(self) -> list[int]:
+        e = self.cfg.eval
+        return list(range(e.task_offset, e.task_offset + e.num_tasks))
+
+    def _collect(self, agent: Any, tasks: list[int], group_size: int, seed: int) -> list[Episode]:
+        r = self.cfg.rollout
+        policy = getattr(agent, "policy", None)
+        concurrency, on_episode = r.concurrency, None
+        if isinstance(policy, LockstepPolicy):  # every episode must be live at once for lock-step rounds
+            concurrency = len(tasks) * group_size
+            policy.begin(concurrency)
+            on_episode = policy.on_episode
+        return collect_sync(r.env, agent, tasks=tasks, group_size=group_size, concurrency=concurrency, seed=seed,
+                            env_kwargs=r.env_kwargs, step_timeout_s=r.step_timeout_s,
+                            episode_timeout_s=r.episode_timeout_s, on_episode=on_episode)
+
+    # ---- evaluation ------------------------------------------------------------------------------------------------
+    def evaluate(self) -> dict[str, float]:
+        """Mean reward / pass rate on the fixed held-out tasks (greedy by default, one sample each)."""
+        t0 = time.perf_counter()
+        episodes = self._collect(self.eval_agent, self.eval_tasks(), 1, self.cfg.seed)
+        rewards = np.array([ep.reward for ep in episodes])
+        return {"eval/reward_mean": float(rewards.mean()), "eval/pass_rate": float(np.mean([ep.passed for ep in episodes])),
+                "eval/errors": float(sum(ep.error is not None for ep in episodes)),
+                "eval/response_tokens": float(np.mean([_gen_tokens(ep) for ep in episodes])),
+                "eval/time_s": time.perf_counter() - t0}
+
+    # ---- one update ------------------------------------------------------------------------------------------------
+    def advantages(self, episodes: Sequence[Episode]) -> AdvantageOutput:
+        inp = AdvantageInput.from_episodes(episodes, state=self.estimator_state)
+        return compute_advantages(self.cfg.estimator, inp, **self.cfg.estimator_params)
+
+    def update(self, episodes: Sequence[Episode], adv: AdvantageOutput) -> dict[str, float]:
+        cfg = self.cfg
+        loss_cfg = cfg.loss.to_loss_config(cfg.max_seq_len, adv.loss_overrides)
+        rows = build_rows(episodes, adv, cfg.max_seq_len)
+        if not rows:
+            return {"update/rows": 0.0}
+        self._fill_old_and_ref(rows)
+        sums: dict[str, float] = {}
+        grad_norms: list[float] = []
+        rng = random.Random(f"{cfg.seed}:shuffle:{self.step}")
+        self.model.train()
+        for _ in range(cfg.epochs):
+            order = list(rows)
+            rng.shuffle(order)
+            for mb in np.array_split(np.arange(len(order)), min(cfg.minibatches, len(order))):
+                grad_norms.append(self._optimizer_step([order[i] for i in mb], loss_cfg, sums))
+        tokens = max(sums.pop("tokens", 1.0), 1.0)
+        out = {f"update/{k}": v / tokens for k, v in sums.items()}
+        out.update({"update/rows": float(len(rows)), "update/grad_norm": float(np.mean(grad_norms)),
+                    "update/optimizer_steps": float(len(grad_norms)), "update/tokens": tokens})
+        return out
+
+    def _optimizer_step(self, rows: list[Row], loss_cfg: LossConfig, sums: dict[str, float]) -> float:
+        token_level = loss_cfg.aggregation == "token_mean"
+        normaliser = float(sum(r.n_generated for r in rows)) if token_level else float(len(rows))
+        for micro in self._micro(rows):
+            batch = collate(micro, self.pad_id, self.cfg.pad_to_multiple)
+            logp, ent = token_logprobs(self.model, batch, with_entropy=True, entropy_grad=loss_cfg.entropy_coef > 0,
+                                       autocast=self.cfg.model.bf16_autocast, lm_head_fp32=self.cfg.model.lm_head_fp32)
+            loss, metrics = policy_loss(logp, batch.old_logprobs, batch.advantages, batch.mask, loss_cfg,
+                                        ref_logprobs=batch.ref_logprobs, entropy=ent, normaliser=normaliser)
+            loss.backward()
+            for key, value in metrics.items():
+                sums[key] = sums.get(key, 0.0) + float(value)
+        norm = torch.nn.utils.clip_grad_norm_(self.params, self.cfg.optim.grad_clip)
+        self._set_lr()
+        self.optimizer.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        return float(norm)
+
+    def _set_lr(self) -> None:
+        o = self.cfg.optim
+        scale = min(1.0, (self.step + 1) / o.warmup_steps) if o.warmup_steps else 1.0
+        for group in self.optimizer.param_groups:
+            group["lr"] = o.lr * scale
+
+    @torch.no_grad()
+    def _fill_old_and_ref(self, rows: list[Row]) -> None:
+        """Recompute old log-probs where asked or missing, and reference log-probs for the KL term/metric."""
+        need_old = [r for r in rows if self.cfg.old_logprobs == "recompute" or any(
+            math.isnan(x) for x, m in zip(r.old_logprobs, r.loss_mask, strict=True) if m)]
+        fwd = {"autocast": self.cfg.model.bf16_autocast, "lm_head_fp32": self.cfg.model.lm_head_fp32}
+        self.model.eval()
+        m = self.cfg.pad_to_multiple
+        for micro in self._micro(need_old):
+            scatter_to_rows(micro, token_logprobs(self.model, collate(micro, self.pad_id, m), **fwd)[0], "old_logprobs")
+        if self.use_ref:
+            with reference_policy(self.model) as ref:
+                for micro in self._micro(rows):
+                    scatter_to_rows(micro, token_logprobs(ref, collate(micro, self.pad_id, m), **fwd)[0], "ref_logprobs")
+
+    def _micro(self, rows: list[Row]) -> list[list[Row]]:
+        return micro_batches(rows, self.cfg.micro_batch_tokens, pad_multiple=self.cfg.pad_to_multiple)
+
+    # ---- the loop --------------------------------------------------------------------------------------------------
+    def train_step(self) -> dict[str, float]:
+        step_seed = stable_int(f"{self.cfg.seed}:step:{self.step}")
+        seed_everything(step_seed)
+        t0 = time.perf_counter()
+        cfg = self.cfg
+        episodes = self._collect(self.agent, self.train_tasks(self.step), cfg.rollout.group_size, step_seed)
+        t_roll = time.perf_counter() - t0
+        adv = self.advantages(episodes)
+        t1 = time.perf_counter()
+        upd = self.update(episodes, adv)
+        t_upd = time.perf_counter() - t1
+        gen_tokens = sum(_gen_tokens(ep) for ep in episodes)
+        self.step += 1
+        record = {
+            "step": self.step,
+            "reward_mean": float(np.mean([ep.reward for ep in episodes])),
+            "reward_std": float(np.std([ep.reward for ep in episodes])),
+            "pass_rate": float(np.mean([ep.passed for ep in episodes])),
+            "errors": float(sum(ep.error is not None for ep in episodes)),
+            "response_tokens": gen_tokens / max(len(episodes), 1),
+            **{f"adv/{k}": v for k, v in adv.metrics.items() if k not in ("reward_mean", "reward_std")},
+            "acr": adv.metrics["acr"],
+            **upd,
+            "lr": self.optimizer.param_groups[0]["lr"],
+            "time/rollout_s": t_roll,
+            "time/update_s": t_upd,
+            "time/step_s": time.perf_counter() - t0,
+            "gen_tokens_per_s": gen_tokens / max(t_roll, 1e-9),
+            "train_tokens_per_s": upd.get("update/tokens", 0.0) * cfg.epochs / max(t_upd, 1e-9),
+        }
+        for key in ("update/kl_ref", "update/entropy", "update/clip_frac"):
+            if key in record:
+                record[key.split("/", 1)[1]] = record[key]
+        return record
+
+    def save(self) -> Path:
+        return save_checkpoint(self.run_dir, self.step, self.model, self.optimizer,
+                               {"estimator_state": self.estimator_state}, keep=self.cfg.keep_checkpoints)
+
+    def resume(self) -> bool:
+        path = latest_checkpoint(self.run_dir)
+        if path is None:
+            return False
+        state = load_checkpoint(path, self.model, self.optimizer)
+        self.step = int(state["step"])
+        self.estimator_state.clear()
+        self.estimator_state.update(state.get("estimator_state", {}))
+        return True
+
+    def run(self, *, resume: bool = True, on_record: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+        cfg = self.cfg
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        if not resume:  # a fresh start must never be resumed into later from an older run's checkpoints
+            shutil.rmtree(self.run_dir / "checkpoints", ignore_errors=True)
+        resumed = resume and self.resume()
+        (self.run_dir / "config.yaml").write_text(_yaml(cfg))
+        writer = MetricsWriter(self.run_dir, tensorboard=cfg.tensorboard, resume_step=self.step if resumed else None)
+        last_eval: dict[str, float] = {}
+        try:
+            with _progress(cfg.progress, cfg.steps, self.step) as advance:
+                if not resumed:
+                    last_eval = self.evaluate()
+                    self._emit(writer, {"step": 0, **last_eval}, on_record)
+                while self.step < cfg.steps:
+                    record = self.train_step()
+                    if self.step % cfg.eval.every == 0 or self.step == cfg.steps:
+                        last_eval = self.evaluate()
+                        record.update(last_eval)
+                    self._emit(writer, record, on_record)
+                    if self.step % cfg.checkpoint_every == 0 or self.step == cfg.steps:
+                        self.save()
+                    advance(record)
+        finally:
+            writer.close()
+        return {"run_dir": str(self.run_dir), "step": self.step, **last_eval}
+
+    @staticmethod
+    def _emit(writer: MetricsWriter, record: dict[str, Any], cb: Callable[[dict[str, Any]], None] | None) -> None:
+        writer.write(record)
+        if cb is not None:
+            cb(record)
+
+
+def _gen_tokens(ep: Episode) -> int:
+    return sum(len(t.token_ids or []) for t in ep.turns)
+
+
+def _yaml(cfg: TrainConfig) -> str:
+    import yaml
+
+    return yaml.safe_dump(cfg.model_dump(mode="json"), sort_keys=False)
+
+
+class _progress:
+    """A rich progress bar over steps showing the latest reward; a no-op when disabled."""
+
+    def __init__(self, enabled: bool, total: int, done: int) -> None:
+        self.enabled, self.total, self.done = enabled, total, done
+        self._p: Any = None
+
+    def __enter__(self) -> Callable[[dict[str, Any]], None]:
+        if self.enabled:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self._p = Progress(TextColumn("train"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                               TextColumn("{task.fields[info]}"))
+            self._p.__enter__()
+            self._task = self._p.add_task("train", total=self.total, completed=self.done, info="")
+        return self.advance
+
+    def advance(self, record: dict[str, Any]) -> None:
+        if self._p is None:
+            return
+        info = f"reward {record['reward_mean']:.3f}  step {record['time/step_s']:.1f}s"
+        if "eval/reward_mean" in record:
+            info += f"  eval {record['eval/reward_mean']:.3f}"
+        self._p.update(self._task, advance=1, info=info)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._p is not None:
+            self._p.__exit__(*exc)
+
+
+def train(config: str | Path | dict[str, Any] | TrainConfig, *, overrides: list[str] | None = None,
+          resume: bool = True, **trainer_kwargs: Any) -> dict[str, Any]:
+    """Train from a YAML path, a dict or a TrainConfig; resumes from the run dir's latest checkpoint by default."""
+    cfg = load_config(config, overrides)
+    return Trainer(cfg, **trainer_kwargs).run(resume=resume)
+
+
+def train_command(args: list[str]) -> int:
+    """`rlvr-gym train <config.yaml> [--set key=value ...] [--fresh] [--steps N] [--run-dir DIR]`."""
+    parser = argparse.ArgumentParser(prog="rlvr-gym train", description="RL-train a policy on an env (LoRA/full).")
+    parser.add_argument("config", help="YAML train config (see configs/quickstart-math.yaml)")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a config field, dotted keys for nesting (e.g. --set rollout.group_size=8)")
+    parser.add_argument("--steps", type=int, help="shortcut for --set steps=N")
+    parser.add_argument("--run-dir", help="shortcut for --set run_dir=DIR")
+    parser.add_argument("--fresh", action="store_true", help="ignore existing checkpoints in the run dir")
+    ns = parser.parse_args(args)
+    overrides = list(ns.overrides)
+    if ns.steps is not None:
+        overrides.append(f"steps={ns.steps}")
+    if ns.run_dir:
+        overrides.append(f"run_dir={ns.run_dir}")
+    result = train(ns.config, overrides=overrides, resume=not ns.fresh)
+    from rich.console import Console
+
+    Console().print({k: (round(v, 4) if isinstance(v, float) else v) for k, v in result.items()})
+    return 0

@@ -1,0 +1,55 @@
+"""Test doubles for the trainer: a tiny random Llama (real forward passes, 2 layers, hidden 64) and a small env
+whose reward varies across samples so that even a random policy gets non-zero advantages."""
+
+from __future__ import annotations
+
+import pytest
+
+import rlvr_gym
+from rlvr_gym import AnswerEnv, Task, Verdict
+
+
+class LengthEnv(AnswerEnv):
+    """Reward = fraction of vowels among the answer's letters: continuous, so groups of random text differ.
+    Two attempts, so an episode can have two turns (exercises multi-turn rows)."""
+
+    family = "test"
+
+    def __init__(self, **kwargs):
+        super().__init__(max_attempts=2, **kwargs)
+
+    def get_task(self, index: int) -> Task:
+        return Task(id=f"len-{index}", prompt=f"Write a sentence about the number {index}.", ground_truth=None,
+                    metadata={"index": index})
+
+    def score_answer(self, task: Task, text: str) -> Verdict:
+        letters = [c for c in text.lower() if c.isalpha()]
+        reward = sum(c in "aeiou" for c in letters) / len(letters) if letters else 0.0
+        return Verdict(reward=reward, passed=reward >= 0.5, feedback="More vowels, please.")
+
+
+@pytest.fixture(scope="session")
+def length_env_id() -> str:
+    rlvr_gym.register("rlvr/TestLength-v0", LengthEnv, family="test")
+    return "rlvr/TestLength-v0"
+
+
+@pytest.fixture(scope="session")
+def tokenizer():
+    from transformers import AutoTokenizer
+
+    from rlvr_gym.agents.models import smollm2_path
+
+    return AutoTokenizer.from_pretrained(str(smollm2_path()))
+
+
+@pytest.fixture()
+def tiny_model(tokenizer):
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
+                      eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id, tie_word_embeddings=True)
+    return LlamaForCausalLM(cfg)
