@@ -15,8 +15,8 @@ IMAGE="${RLVR_SANDBOX_IMAGE:-localhost/rlvr-gym-sandbox:bookworm}"
 SUITE="${RLVR_SANDBOX_SUITE:-bookworm}"
 # The Debian mirror apt is already configured with on this machine (first main-archive URI), unless overridden.
 apt_mirror() {
-  { grep -hE '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}';
-    grep -hE '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{print $2}'; } | grep -v -- '-security' | head -n 1
+  { grep -hE '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}' || true;
+    grep -hE '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{print $2}' || true; } | grep -v -- '-security' | head -n 1 || true
 }
 MIRROR="${RLVR_DEBIAN_MIRROR:-$(apt_mirror)}"
 ROOT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
