@@ -11,29 +11,11 @@ their ratios against the uncached engine, then one JSON line.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import statistics
-import time
 
 from rlvr_gym.envs.alfworld import engine
 from rlvr_gym.envs.alfworld.generator import GameGenerator, GeneratorConfig
-
-
-def play(env, actions: list[str]) -> tuple[str, float, list[float]]:
-    digest = hashlib.sha256()
-    t0 = time.perf_counter()
-    state = env.reset()
-    reset_s = time.perf_counter() - t0
-    digest.update(state.feedback.encode() + json.dumps(state["admissible_commands"]).encode())
-    steps = []
-    for action in actions:
-        t0 = time.perf_counter()
-        state, _, _ = env.step(action)
-        steps.append(time.perf_counter() - t0)
-        digest.update(state.feedback.encode() + json.dumps(state["admissible_commands"]).encode())
-        digest.update(str(state["won"]).encode())
-    return digest.hexdigest(), reset_s, steps
 
 
 def main() -> None:
@@ -56,9 +38,9 @@ def main() -> None:
             engine.clear_caches()
             with engine.caching(**switches):
                 if mode != "uncached":
-                    play(env, actions)  # warm the caches (what the first episode of a game pays)
+                    engine.timed_trajectory(env, actions)  # warm the caches (what the first episode of a game pays)
                 for _ in range(args.repeats):
-                    digest, reset_s, step_s = play(env, actions)
+                    digest, reset_s, step_s = engine.timed_trajectory(env, actions)
                     reference = reference or digest
                     identical &= digest == reference
                     resets[mode].append(reset_s)

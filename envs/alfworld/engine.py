@@ -193,3 +193,28 @@ def load_game(env: Any | None, path: str, *, policy_commands: bool = False) -> A
 def set_policy_commands(env: Any, enabled: bool) -> None:
     """Ask the planner for policy commands on the next reset/step only when needed (it replans every time)."""
     env.request_infos.policy_commands = enabled
+
+
+def timed_trajectory(env: Any, actions: list[str]) -> tuple[str, float, list[float]]:
+    """Play `actions` on a raw textworld env: (hash of every observation, reset seconds, per-step seconds).
+
+    The hash covers feedback, admissible commands and `won` after each step, so two engines (cached or not) that
+    return the same digest produced identical trajectories.
+    """
+    import hashlib
+    import json
+    import time
+
+    digest = hashlib.sha256()
+    t0 = time.perf_counter()
+    state = env.reset()
+    reset_s = time.perf_counter() - t0
+    digest.update(state.feedback.encode() + json.dumps(state["admissible_commands"]).encode())
+    steps = []
+    for action in actions:
+        t0 = time.perf_counter()
+        state, _, _ = env.step(action)
+        steps.append(time.perf_counter() - t0)
+        digest.update(state.feedback.encode() + json.dumps(state["admissible_commands"]).encode())
+        digest.update(str(state["won"]).encode())
+    return digest.hexdigest(), reset_s, steps

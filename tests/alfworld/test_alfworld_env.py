@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import collections
-import hashlib
 import json
 import statistics
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -132,22 +130,6 @@ def test_rebel_prompt_style_injects_cumulative_belief(alfworld_cache, generated_
     env.close()
 
 
-def _trajectory_hash(env, actions: list[str]) -> tuple[str, list[float], float]:
-    digest = hashlib.sha256()
-    t0 = time.perf_counter()
-    state = env.reset()
-    reset_s = time.perf_counter() - t0
-    digest.update(state.feedback.encode() + json.dumps(state["admissible_commands"]).encode())
-    times = []
-    for action in actions:
-        t0 = time.perf_counter()
-        state, _, _ = env.step(action)
-        times.append(time.perf_counter() - t0)
-        digest.update(state.feedback.encode() + json.dumps(state["admissible_commands"]).encode())
-        digest.update(str(state["won"]).encode())
-    return digest.hexdigest(), times, reset_s
-
-
 def test_cached_engine_gives_identical_trajectories(generated_records):
     """Uncached, memo-only and memo + shallow-context engines produce the same trajectory, hash for hash."""
     step_plain, step_cached = [], []
@@ -155,11 +137,11 @@ def test_cached_engine_gives_identical_trajectories(generated_records):
         actions = ["look", "inventory", *record.walkthrough, "look"]
         env = engine.start_game(record.path)
         with engine.caching(False):
-            plain, times_plain, _ = _trajectory_hash(env, actions)
+            plain, _, times_plain = engine.timed_trajectory(env, actions)
         with engine.caching(True, shallow_context=False):
-            memo = [_trajectory_hash(env, actions)[0] for _ in range(2)]
-        first, _, _ = _trajectory_hash(env, actions)
-        again, times_cached, _ = _trajectory_hash(env, actions)
+            memo = [engine.timed_trajectory(env, actions)[0] for _ in range(2)]
+        first, _, _ = engine.timed_trajectory(env, actions)
+        again, _, times_cached = engine.timed_trajectory(env, actions)
         env.close()
         assert [plain] * 4 == [*memo, first, again], record.index
         step_plain += times_plain
