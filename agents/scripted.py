@@ -17,12 +17,13 @@ from rlvr_gym.types import Message
 
 
 class OracleAgent(Agent):
-    """Answers from the task's ground truth via `Task.reference_actions`."""
+    """Plays the task's reference actions, which the runner hands only to agents that declare `reads_reference`."""
 
     name = "oracle"
+    reads_reference = True
 
     async def act(self, ctx: EpisodeContext, observation: list[Message]) -> AgentStep:
-        actions = ctx.task.reference_actions
+        actions = ctx.reference
         if not actions:
             raise ValueError(f"task {ctx.task.id} carries no reference actions for the oracle")
         return AgentStep(text=actions[min(ctx.turn, len(actions) - 1)])

@@ -115,7 +115,7 @@ class Trainer:
         """Mean reward / pass rate on the fixed held-out tasks (greedy by default, one sample each)."""
         t0 = time.perf_counter()
         episodes = self._collect(self.eval_agent, self.eval_tasks(), 1, self.cfg.seed)
-        rewards = np.array([ep.reward for ep in episodes])
+        rewards = np.array([ep.reward for ep in episodes if ep.reward is not None] or [0.0])
         return {"eval/reward_mean": float(rewards.mean()), "eval/pass_rate": float(np.mean([ep.passed for ep in episodes])),
                 "eval/errors": float(sum(ep.error is not None for ep in episodes)),
                 "eval/response_tokens": float(np.mean([_gen_tokens(ep) for ep in episodes])),
@@ -196,7 +196,10 @@ class Trainer:
         seed_everything(step_seed)
         t0 = time.perf_counter()
         cfg = self.cfg
-        episodes = self._collect(self.agent, self.train_tasks(self.step), cfg.rollout.group_size, step_seed)
+        collected = self._collect(self.agent, self.train_tasks(self.step), cfg.rollout.group_size, step_seed)
+        # Infrastructure errors carry no reward: learning from them as 0s would punish the policy for an outage.
+        episodes = [ep for ep in collected if ep.error is None]
+        n_errors = len(collected) - len(episodes)
         t_roll = time.perf_counter() - t0
         adv = self.advantages(episodes)
         t1 = time.perf_counter()
@@ -209,7 +212,7 @@ class Trainer:
             "reward_mean": float(np.mean([ep.reward for ep in episodes])),
             "reward_std": float(np.std([ep.reward for ep in episodes])),
             "pass_rate": float(np.mean([ep.passed for ep in episodes])),
-            "errors": float(sum(ep.error is not None for ep in episodes)),
+            "errors": float(n_errors),
             "response_tokens": gen_tokens / max(len(episodes), 1),
             **{f"adv/{k}": v for k, v in adv.metrics.items() if k not in ("reward_mean", "reward_std")},
             "acr": adv.metrics["acr"],

@@ -13,9 +13,10 @@ from __future__ import annotations
 import importlib.metadata
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from .types import Generation, GenerationRequest, Message, Task
+from .plugins import entry_points
+from .types import Generation, GenerationRequest, Message, TaskView
 
 AGENT_GROUP = "rlvr_gym.agents"
 
@@ -35,23 +36,30 @@ class AgentStep:
 
 @dataclass
 class EpisodeContext:
-    """Per-episode agent state: the conversation so far plus anything a backend wants to keep (token ids)."""
+    """Per-episode agent state: the conversation so far plus anything a backend wants to keep (token ids).
 
-    task: Task
+    `task` is the agent-facing view (no ground truth). `reference` holds the reference actions only for agents
+    that declare `reads_reference` (the oracle): the one explicit path by which answers reach an agent.
+    """
+
+    task: TaskView
     seed: int | None
     sample_index: int = 0
     messages: list[Message] = field(default_factory=list)
     state: dict[str, Any] = field(default_factory=dict)
     turn: int = 0
+    reference: list[str] | None = None
 
 
 class Agent(ABC):
     """Base agent. `start` makes the per-episode context; `act` is called once per turn."""
 
     name: str = "agent"
+    reads_reference: ClassVar[bool] = False  # True only for oracle-style agents that play the known solution
 
-    def start(self, task: Task, *, seed: int | None = None, sample_index: int = 0) -> EpisodeContext:
-        return EpisodeContext(task=task, seed=seed, sample_index=sample_index)
+    def start(self, task: TaskView, *, seed: int | None = None, sample_index: int = 0,
+              reference: list[str] | None = None) -> EpisodeContext:
+        return EpisodeContext(task=task, seed=seed, sample_index=sample_index, reference=reference)
 
     @abstractmethod
     async def act(self, ctx: EpisodeContext, observation: list[Message]) -> AgentStep:
@@ -63,7 +71,7 @@ class Agent(ABC):
 
 
 def agent_backends() -> dict[str, importlib.metadata.EntryPoint]:
-    return {ep.name: ep for ep in importlib.metadata.entry_points(group=AGENT_GROUP)}
+    return entry_points(AGENT_GROUP)
 
 
 def make_agent(spec: str, **options: Any) -> Agent:

@@ -119,7 +119,7 @@ def run_eval(config: EvalConfig, *, show_progress: bool = True) -> tuple[list[Ep
 
         def on_episode(episode: Episode) -> None:
             stats["n"] += 1
-            stats["reward"] += episode.reward
+            stats["reward"] += episode.reward or 0.0
             stats["passed"] += int(episode.passed)
             stats["errors"] += int(episode.error is not None)
             n = stats["n"]

@@ -1,15 +1,20 @@
 """The env contract: a Gymnasium env whose actions are raw assistant text and whose observations are messages.
 
-Subclasses supply a task source (`get_task`, `num_tasks`), the opening messages (`start`) and the reaction to one
-action (`respond`, returning a typed `StepResult`). The base class owns task selection from seed/index, the turn
-limit, the info fields every runner relies on and the Gymnasium 5-tuple, so a new env is a few dozen lines.
+Subclasses supply a task source (`self.source`, a `rlvr_gym.family.TaskSource`, or `get_task`/`num_tasks`), the
+opening messages (`start`) and the reaction to one action (`respond`, returning a typed `StepResult`). The base
+class owns task selection from seed/index, the turn limit and the typed step (`step_result`); Gymnasium's `step`
+is a thin adapter over it, so the runner and the episode record never read a flattened dict.
+
+For `rlvr-gym check-env` an env also offers `wrong_answers(task, rng)` (its family's near misses) and may declare
+documented exceptions in `check_exceptions`.
 """
 
 from __future__ import annotations
 
+import random
 from abc import abstractmethod
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import gymnasium
 from pydantic import BaseModel, ConfigDict, Field
@@ -17,17 +22,25 @@ from pydantic import BaseModel, ConfigDict, Field
 from .spaces import MessagesSpace, TextSpace
 from .types import Message, Task, Verdict
 
+if TYPE_CHECKING:
+    from .family import TaskSource
+
 
 class StepResult(BaseModel):
-    """Typed output of one env step (SkyRL-Gym style); `Env.step` turns it into the Gymnasium 5-tuple."""
+    """Typed output of one env step (SkyRL-Gym style); `Env.step` turns it into the Gymnasium 5-tuple.
+
+    `verdict` is set on the step that ends the episode; `info` holds only extra, JSON-able diagnostics.
+    """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     observation: list[Message] = Field(default_factory=list)
     reward: float = 0.0
     terminated: bool = False
+    truncated: bool = False
     valid_action: bool = True
     verdict: Verdict | None = None
+    turn: int = 0
     info: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -44,6 +57,14 @@ class Env(gymnasium.Env):
     max_turns: int = 1
     step_timeout_s: float | None = 60.0
     episode_timeout_s: float | None = 600.0
+    reset_timeout_s: float | None = 300.0  # first resets may build caches (game generation, model files)
+    source: TaskSource | None = None
+
+    # ---- what `rlvr-gym check-env` holds the env to ------------------------------------------------------------
+    max_reward: ClassVar[float] = 1.0  # full marks: what the reference solution must score
+    check_step_budget_s: ClassVar[float] = 0.1  # wall time one adversarial 1 MB action may take in `step`
+    verify_budget_s: ClassVar[float] = 1.0  # p99 wall time of one `verify` call on a reference trajectory
+    check_exceptions: ClassVar[dict[str, str]] = {}  # check name -> why it legitimately does not hold here
 
     def __init__(
         self,
@@ -76,11 +97,20 @@ class Env(gymnasium.Env):
     @property
     def num_tasks(self) -> int | None:
         """Number of distinct tasks, or None for an unbounded procedural generator."""
-        return None
+        return self.source.size if self.source is not None else None
 
-    @abstractmethod
     def get_task(self, index: int) -> Task:
         """The task at `index`; must be a pure function of the env's config and the index."""
+        if self.source is None:
+            raise NotImplementedError(f"{type(self).__name__} sets no task source and does not override get_task")
+        return self.source.task(index)
+
+    def wrong_answers(self, task: Task, rng: random.Random) -> list[list[str]]:
+        """Plausible trajectories that must not pass (near-miss numbers, mutated programs, wrong plans).
+
+        Every family provides one; `rlvr-gym check-env` fails an env that does not.
+        """
+        raise NotImplementedError(f"{type(self).__name__} provides no wrong-answer generator")
 
     def coerce_task(self, task: Task | dict[str, Any]) -> Task:
         return task if isinstance(task, Task) else Task.model_validate(task)
@@ -107,9 +137,9 @@ class Env(gymnasium.Env):
         """Score a finished trajectory offline by replaying its actions (pure envs override with a direct check)."""
         self.reset(options={"task": self.coerce_task(task)})
         for action in actions:
-            *_, terminated, truncated, info = self.step(action)
-            if terminated or truncated:
-                return info["verdict"]
+            result = self.step_result(action)
+            if result.verdict is not None:
+                return result.verdict
         return self.truncation_verdict()
 
     # ---- gymnasium surface -------------------------------------------------------------------------------------
@@ -144,33 +174,40 @@ class Env(gymnasium.Env):
         }
         return [m.as_dict() for m in observation], info
 
-    def step(self, action: str):
+    def step_result(self, action: str) -> StepResult:
+        """The typed step: what the runner and the episode record use."""
         if self.task is None:
             raise RuntimeError("reset() must be called before step()")
         if not isinstance(action, str):
             action = str(action)
         if self.done:
-            result = StepResult(
-                observation=feedback("The episode is over; call reset()."), terminated=True, valid_action=False
-            )
-            info = {"valid_action": False, "verdict": self.verdict}
-            return [m.as_dict() for m in result.observation], 0.0, True, False, info
+            return StepResult(observation=feedback("The episode is over; call reset()."), terminated=True,
+                              valid_action=False, verdict=self.verdict, turn=self.turn)
         self.turn += 1
         self.actions.append(action)
         result = self.respond(action)
-        terminated = result.terminated
-        truncated = not terminated and self.turn >= self.max_turns
-        info: dict[str, Any] = {"valid_action": result.valid_action, "turn": self.turn, **result.info}
-        if terminated or truncated:
+        result.turn = self.turn
+        result.truncated = not result.terminated and self.turn >= self.max_turns
+        if result.terminated or result.truncated:
             self.done = True
             if result.verdict is None:
-                if terminated:
+                if result.terminated:
                     raise RuntimeError(f"{type(self).__name__}.respond terminated without a verdict")
                 result.verdict = self.truncation_verdict()
             self.verdict = result.verdict
-            info["verdict"] = result.verdict
+        else:
+            result.verdict = None
         self._last_observation = result.observation
-        return [m.as_dict() for m in result.observation], float(result.reward), terminated, truncated, info
+        return result
+
+    def step(self, action: str):
+        """Gymnasium adapter over `step_result`; `info["verdict"]` is the same typed `Verdict` object."""
+        result = self.step_result(action)
+        info: dict[str, Any] = {"valid_action": result.valid_action, "turn": result.turn, **result.info}
+        if result.verdict is not None:
+            info["verdict"] = result.verdict
+        observation = [m.as_dict() for m in result.observation]
+        return observation, float(result.reward), result.terminated, result.truncated, info
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":
@@ -213,7 +250,7 @@ class AnswerEnv(Env):
         assert self.task is not None
         verdict = self.score_answer(self.task, action)
         attempt = self.turn
-        valid = verdict.components.get("format", 1.0) > 0
+        valid = verdict.valid
         if verdict.passed or attempt >= self.max_attempts:
             final = self.decayed(verdict, attempt)
             return StepResult(reward=final.reward, terminated=True, valid_action=valid, verdict=final)

@@ -7,7 +7,6 @@ the first `make`/`list_envs`, so `import rlvr_gym` stays cheap and the core neve
 
 from __future__ import annotations
 
-import importlib.metadata
 import logging
 import threading
 from dataclasses import dataclass, field
@@ -15,7 +14,9 @@ from typing import Any
 
 import gymnasium
 
-ENV_GROUP = "rlvr_gym.envs"
+from .plugins import ENVS as ENV_GROUP
+from .plugins import entry_points
+
 NAMESPACE = "rlvr"
 
 log = logging.getLogger(__name__)
@@ -62,7 +63,7 @@ def load_plugins(force: bool = False) -> dict[str, str]:
         if _loaded and not force:
             return dict(_plugin_errors)
         _loaded = True
-        for ep in importlib.metadata.entry_points(group=ENV_GROUP):
+        for ep in entry_points(ENV_GROUP).values():
             try:
                 obj = ep.load()
                 if callable(obj):

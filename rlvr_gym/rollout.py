@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .agent import Agent
-from .env import Env
+from .env import Env, StepResult
 from .registry import make
 from .types import Episode, EpisodeError, ErrorKind, Message, PolicyError, Task, Turn
 from .workers import EnvWorkers
@@ -225,7 +225,8 @@ class Runner:
             episode.task_id = info.get("task_id", task.id)
             episode.task_index = info.get("task_index", spec.task_index)
             episode.task_metadata = dict(info.get("task_metadata") or {})
-            ctx = self.agent.start(task, seed=spec.seed, sample_index=spec.sample_index)
+            reference = task.reference_actions if self.agent.reads_reference else None
+            ctx = self.agent.start(task.view(), seed=spec.seed, sample_index=spec.sample_index, reference=reference)
             observation = [Message.model_validate(m) for m in obs]
             while True:
                 ctx.turn = len(episode.turns)
@@ -234,14 +235,12 @@ class Runner:
                 gen_s = time.perf_counter() - t_gen
                 t_env = time.perf_counter()
                 try:
-                    obs, reward, terminated, truncated, info = await self._call(
-                        env.step, step.text, timeout=step_timeout
-                    )
+                    result: StepResult = await self._call(env.step_result, step.text, timeout=step_timeout)
                 except _StepTimeout as exc:
                     episode.error = EpisodeError(kind=ErrorKind.STEP_TIMEOUT, message=str(exc), turn=ctx.turn)
                     return
                 generation = step.generation
-                verdict = info.get("verdict")
+                reward, terminated, truncated, verdict = result.reward, result.terminated, result.truncated, result.verdict
                 episode.turns.append(
                     Turn(
                         index=ctx.turn,
@@ -251,14 +250,14 @@ class Runner:
                         token_ids=generation.token_ids if generation else None,
                         logprobs=generation.logprobs if generation else None,
                         reward=float(reward),
-                        valid_action=bool(info.get("valid_action", True)),
-                        info=_jsonable({k: v for k, v in info.items() if k != "verdict"}),
+                        valid_action=result.valid_action,
+                        info=_jsonable(result.info),
                         generation_s=gen_s,
                         env_s=time.perf_counter() - t_env,
                     )
                 )
                 episode.total_reward += float(reward)
-                observation = [Message.model_validate(m) for m in obs]
+                observation = list(result.observation)
                 if terminated or truncated:
                     episode.terminated, episode.truncated = bool(terminated), bool(truncated)
                     episode.verdict = verdict

@@ -25,7 +25,7 @@ def _std(values: Sequence[float]) -> float:
 
 def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:
     """Means over all episodes (errored ones count as reward 0, not passed); pass@G over groups."""
-    rewards = [e.reward for e in episodes]
+    rewards = [e.reward for e in episodes if e.reward is not None]
     groups: dict[str, list[Episode]] = defaultdict(list)
     for e in episodes:
         groups[e.group_id].append(e)

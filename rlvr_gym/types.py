@@ -10,7 +10,7 @@ import enum
 import math
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -58,8 +58,31 @@ class Message(BaseModel):
         return data
 
 
+class TaskView(BaseModel):
+    """What an agent may see of a task: its id, prompt and public metadata, never the ground truth.
+
+    Agents receive this view; the answers reach only agents that declare `reads_reference` (the oracle), through
+    `EpisodeContext.reference`, so a model agent cannot be handed the solution by accident.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    prompt: str | list[Message]
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    def prompt_messages(self) -> list[Message]:
+        if isinstance(self.prompt, str):
+            return [Message(role="user", content=self.prompt)]
+        return list(self.prompt)
+
+
 class Task(BaseModel):
-    """One task: prompt material, hidden ground truth and metadata enough to rebuild or re-score it."""
+    """One task: prompt material, hidden ground truth and metadata enough to rebuild or re-score it.
+
+    `id` is `family/split/index` (see `rlvr_gym.family.task_id`); `metadata` is public (agents see it) and holds
+    at least `family`, `split`, `index` and, for generated tasks, `difficulty` on the shared 1..5 scale.
+    """
 
     id: str
     prompt: str | list[Message]
@@ -74,15 +97,32 @@ class Task(BaseModel):
             return [Message(role="user", content=self.prompt)]
         return list(self.prompt)
 
+    def view(self) -> TaskView:
+        """The agent-facing part of the task (no ground truth, no reference actions)."""
+        return TaskView(id=self.id, prompt=self.prompt, metadata=self.metadata)
+
 
 class Verdict(BaseModel):
-    """The verifier's judgement of one trajectory."""
+    """The verifier's judgement of one trajectory.
+
+    `valid` says whether the response was in the form the task asks for (an answer could be extracted, the
+    program parsed, the action was recognised); an invalid response is scored as the env defines, usually 0.
+    `error` names what made it invalid or unscorable, for people reading the record.
+    """
 
     reward: float
     passed: bool
+    valid: bool = True
     components: dict[str, float] = Field(default_factory=dict)
     feedback: str | None = None
     error: str | None = None
+
+    @classmethod
+    def invalid(cls, error: str, *, reward: float = 0.0, components: dict[str, float] | None = None,
+                feedback: str | None = None) -> Verdict:
+        """An unscorable response (no answer in the asked format, ambiguous answers, unparseable program)."""
+        return cls(reward=reward, passed=False, valid=False, components=components or {}, error=error,
+                   feedback=feedback or error)
 
     @field_validator("reward")
     @classmethod
@@ -130,14 +170,27 @@ class Generation(BaseModel):
 
 
 class ErrorKind(str, enum.Enum):
-    """Why an episode failed. A failed episode is still a finished, recorded episode."""
+    """Why an episode failed: always an infrastructure failure, never a judgement of the model's answer.
+
+    An errored episode has no reward (it is not a 0), is counted apart in summaries and is retried on resume.
+    """
 
     ENV_ERROR = "env_error"  # the env raised in reset/step
     AGENT_ERROR = "agent_error"  # the agent code raised
     POLICY_ERROR = "policy_error"  # the model endpoint/backend failed after its retries
+    VERIFIER_ERROR = "verifier_error"  # the verifier's own machinery failed (sandbox down, engine crash)
     STEP_TIMEOUT = "step_timeout"
     EPISODE_TIMEOUT = "episode_timeout"
     GENERATION_TIMEOUT = "generation_timeout"
+    INTERRUPTED = "interrupted"  # the run was stopped (Ctrl-C) while this episode was in flight
+
+
+class Outcome(str, enum.Enum):
+    """How an episode ended: exactly one of these."""
+
+    SCORED = "scored"  # the verifier judged a well-formed response
+    INVALID = "invalid"  # the response was malformed; scored as the env defines (usually 0)
+    ERROR = "error"  # infrastructure failure: no reward
 
 
 class EpisodeError(BaseModel):
@@ -163,9 +216,13 @@ class Turn(BaseModel):
     env_s: float = 0.0
 
 
-class Episode(BaseModel):
-    """A whole rollout, as streamed to JSONL."""
+EPISODE_SCHEMA_VERSION = 2
 
+
+class Episode(BaseModel):
+    """A whole rollout, as streamed to JSONL (one record per line; `schema_version` marks the format)."""
+
+    schema_version: int = EPISODE_SCHEMA_VERSION
     episode_id: str
     env_id: str
     task_id: str
@@ -188,11 +245,24 @@ class Episode(BaseModel):
     def passed(self) -> bool:
         return bool(self.verdict and self.verdict.passed and self.error is None)
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
-    def reward(self) -> float:
-        """The scalar used for learning: the verdict's reward when there is one, else the summed step rewards."""
+    def outcome(self) -> Outcome:
+        """scored / invalid / error: the three ways an episode can end (written to the record for readers)."""
         if self.error is not None:
-            return 0.0
+            return Outcome.ERROR
+        if self.verdict is not None and not self.verdict.valid:
+            return Outcome.INVALID
+        return Outcome.SCORED
+
+    @property
+    def reward(self) -> float | None:
+        """The scalar used for learning: the verdict's reward when there is one, else the summed step rewards.
+
+        None for an infrastructure error: such an episode has no reward, and averaging it in as 0 would lie.
+        """
+        if self.error is not None:
+            return None
         return self.verdict.reward if self.verdict is not None else self.total_reward
 
 
@@ -203,6 +273,13 @@ class PolicyError(RuntimeError):
         super().__init__(message)
         self.kind = kind
         self.status = status
+
+
+class InfraError(RuntimeError):
+    """Raised by a verifier or env when its own machinery failed (sandbox, engine, service), not the answer.
+
+    The runner records it as an infrastructure error (`ErrorKind.VERIFIER_ERROR`), never as a reward of 0.
+    """
 
 
 class EnvUnavailable(RuntimeError):

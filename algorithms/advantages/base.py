@@ -64,8 +64,14 @@ class AdvantageInput:
 
     @classmethod
     def from_episodes(cls, episodes: Sequence[Episode], **kwargs: Any) -> AdvantageInput:
-        """Build from runner episodes: reward = `Episode.reward`, group = `Episode.group_id`."""
+        """Build from runner episodes: reward = `Episode.reward`, group = `Episode.group_id`.
+
+        Infrastructure-error episodes have no reward and must be dropped by the caller (they are not zeros).
+        """
         eps = list(episodes)
+        errored = [ep.episode_id for ep in eps if ep.error is not None]
+        if errored:
+            raise ValueError(f"{len(errored)} episode(s) ended in an infrastructure error, e.g. {errored[0]}")
         if "answers" not in kwargs:
             kwargs["answers"] = [extract_answer(ep) for ep in eps]
         if "task_keys" not in kwargs:

@@ -13,9 +13,9 @@ class CountingOracle(OracleAgent):
         self.calls = 0
         self.seeds = []
 
-    def start(self, task, *, seed=None, sample_index=0):
+    def start(self, task, *, seed=None, sample_index=0, reference=None):
         self.seeds.append(seed)
-        return super().start(task, seed=seed, sample_index=sample_index)
+        return super().start(task, seed=seed, sample_index=sample_index, reference=reference)
 
     async def act(self, ctx, observation):
         self.calls += 1

@@ -17,7 +17,8 @@ def test_episode_json_round_trip():
     again = Episode.model_validate_json(episode.model_dump_json())
     assert again == episode
     assert again.error.kind is ErrorKind.STEP_TIMEOUT
-    assert again.reward == 0.0 and not again.passed  # an errored episode never counts as a pass
+    assert again.reward is None and not again.passed  # an errored episode has no reward and never passes
+    assert again.outcome.value == "error"
 
 
 def test_message_forms():
