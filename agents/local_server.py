@@ -1,11 +1,12 @@
-"""Start a real OpenAI-compatible server (llama.cpp's, from its own virtualenv) on 127.0.0.1 with the embedded model.
+"""Start a real OpenAI-compatible server (llama.cpp's C++ server, from its own virtualenv) on 127.0.0.1.
 
 Used by the integration tests and the throughput benchmark, and handy for trying the `openai` agent offline:
 
     python -m rlvr_gym.agents.local_server          # serves smollm2 until Ctrl-C, prints the base URL
 
-The server lives in a separate virtualenv built by `scripts/setup_server.sh` (its pins never touch the project's
-environment); its python is `$RLVR_GYM_SERVER_PYTHON`, else `<cache>/server-venv/bin/python`.
+The server is llama.cpp's `tools/server` as shipped prebuilt in the `xllamacpp` wheel, run by `serve_gguf.py` in a
+separate virtualenv built by `scripts/setup_server.sh` (seconds; its pins never touch the project's environment).
+Its python is `$RLVR_GYM_SERVER_PYTHON`, else `<cache>/server-venv/bin/python`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ import httpx
 from .hf import default_num_threads
 from .models import cache_dir, smollm2_gguf_path
 
-SETUP_HINT = "build it once with scripts/setup_server.sh (llama-cpp-python[server] in its own venv, wheel cached)"
+SETUP_HINT = "build it with scripts/setup_server.sh (the prebuilt xllamacpp wheel in its own venv, ~10 s)"
+SERVE_SCRIPT = Path(__file__).with_name("serve_gguf.py")
 
 
 def server_python() -> Path:
@@ -42,7 +44,10 @@ def free_port() -> int:
 
 
 class LlamaCppServer:
-    """`with LlamaCppServer() as server: server.base_url` -- a llama.cpp server process bound to 127.0.0.1."""
+    """`with LlamaCppServer() as server: server.base_url` -- a llama.cpp server process bound to 127.0.0.1.
+
+    `parallel` requests are decoded together (continuous batching), each with `n_ctx` tokens of context.
+    """
 
     def __init__(
         self,
@@ -51,6 +56,7 @@ class LlamaCppServer:
         alias: str = "smollm2",
         port: int | None = None,
         n_ctx: int = 2048,
+        parallel: int = 4,
         n_threads: int | None = None,
         python: str | Path | None = None,
         startup_timeout_s: float = 120.0,
@@ -60,6 +66,7 @@ class LlamaCppServer:
         self.alias = alias
         self.port = port or free_port()
         self.n_ctx = n_ctx
+        self.parallel = parallel
         self.n_threads = n_threads or default_num_threads()  # the same spin-wait trap as torch's OpenMP
         self.python = Path(python) if python is not None else server_python()
         self.startup_timeout_s = startup_timeout_s
@@ -70,12 +77,28 @@ class LlamaCppServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def start(self) -> LlamaCppServer:
-        argv = [
-            str(self.python), "-m", "llama_cpp.server", "--model", str(self.model), "--model_alias", self.alias,
-            "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
-            "--n_threads", str(self.n_threads), "--n_threads_batch", str(self.n_threads),
+    def argv(self) -> list[str]:
+        return [
+            str(self.python),
+            str(SERVE_SCRIPT),
+            "--model",
+            str(self.model),
+            "--alias",
+            self.alias,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--n-ctx",
+            str(self.n_ctx),
+            "--parallel",
+            str(self.parallel),
+            "--threads",
+            str(self.n_threads),
         ]
+
+    def start(self) -> LlamaCppServer:
+        argv = self.argv()
         log = open(self.log_path, "wb") if self.log_path else subprocess.DEVNULL  # noqa: SIM115 - owned by Popen
         self.process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + self.startup_timeout_s
@@ -106,8 +129,9 @@ class LlamaCppServer:
     def __enter__(self) -> LlamaCppServer:
         return self.start()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.stop()
 
 

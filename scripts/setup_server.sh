@@ -1,49 +1,55 @@
 #!/usr/bin/env bash
-# Build (once) and cache a real OpenAI-compatible server for the integration tests and benchmarks.
+# Install (once) and cache a real OpenAI-compatible server for the integration tests and benchmarks.
 #
-# The server is llama-cpp-python[server] in its own virtualenv, so its pins never touch the project venv.
-# Building the llama.cpp wheel from the sdist takes minutes, so the wheel (and every dependency wheel) is cached
-# under $RLVR_GYM_CACHE/wheels; later runs create the venv from the cache offline in seconds.
+# The server is llama.cpp's own C++ HTTP server (tools/server) as shipped prebuilt in the `xllamacpp` wheel
+# (manylinux x86_64/aarch64, abi3), in its own virtualenv so its pins never touch the project venv. Nothing is
+# compiled: a fresh machine downloads ~34 MB and is done in ~10 s. The wheel is kept under $RLVR_GYM_CACHE/wheels,
+# so the venv can be recreated offline; a venv that already holds the pinned version is reused as is.
 #
-# Usage: scripts/setup_server.sh            # prints the server venv's python on the last line
+# Usage: scripts/setup_server.sh            # prints the server venv's python on the last line of stdout
 # Env:   RLVR_GYM_CACHE (default ~/.cache/rlvr-gym), RLVR_GYM_SERVER_VENV (default $RLVR_GYM_CACHE/server-venv),
-#        LLAMA_CPP_VERSION (default 0.3.36), PYTHON (default python3), CMAKE_ARGS (extra llama.cpp build flags).
+#        XLLAMACPP_VERSION (default below), PYTHON (default python3, >= 3.10).
 set -euo pipefail
 
 CACHE="${RLVR_GYM_CACHE:-$HOME/.cache/rlvr-gym}"
 WHEELS="$CACHE/wheels"
 VENV="${RLVR_GYM_SERVER_VENV:-$CACHE/server-venv}"
-VERSION="${LLAMA_CPP_VERSION:-0.3.36}"
+VERSION="${XLLAMACPP_VERSION:-2026.10.11549}"
 PYTHON="${PYTHON:-python3}"
-REQ="llama-cpp-python[server]==$VERSION"
+REQ="xllamacpp==$VERSION"
+CHECK="import importlib.metadata as m, xllamacpp; assert m.version('xllamacpp') == '$VERSION'"
 
-mkdir -p "$WHEELS"
+log() { printf '[setup_server] %s\n' "$*" >&2; }
+die() { printf '[setup_server] ERROR: %s\n' "$*" >&2; exit 1; }
+# pip's own chatter (and this machine's index warnings) only when something fails.
+quiet_pip() {
+  local out
+  if ! out="$("$@" --disable-pip-version-check 2>&1)"; then
+    printf '%s\n' "$out" | grep -v "^WARNING: Location '" >&2 || true
+    return 1
+  fi
+}
 
-if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c "import llama_cpp, llama_cpp.server" 2>/dev/null; then
-  echo "server venv ready: $VENV" >&2
+if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c "$CHECK" 2>/dev/null; then
+  log "server venv ready: $VENV"
   echo "$VENV/bin/python"
   exit 0
 fi
 
-if ! ls "$WHEELS"/llama_cpp_python-"$VERSION"-*.whl >/dev/null 2>&1; then
-  echo "building llama-cpp-python $VERSION wheel (one-off, several minutes)..." >&2
-  # Portable CPU build, no examples/tests/tools: only the shared libraries the Python binding loads.
-  export CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_CURL=OFF ${CMAKE_ARGS:-}"
-  export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
-  "$PYTHON" -m pip wheel --no-deps --no-cache-dir -w "$WHEELS" "llama-cpp-python==$VERSION"
-fi
-
-# Cache the dependency wheels too, so the venv can be recreated offline.
-if ! "$PYTHON" -m pip wheel -q --no-index --find-links "$WHEELS" -w "$WHEELS" "$REQ" >/dev/null 2>&1; then
-  "$PYTHON" -m pip wheel -q --find-links "$WHEELS" -w "$WHEELS" "$REQ"
+mkdir -p "$WHEELS"
+if ! ls "$WHEELS"/xllamacpp-"$VERSION"-*.whl >/dev/null 2>&1; then
+  log "downloading the prebuilt llama.cpp server wheel ($REQ, ~34 MB)"
+  quiet_pip "$PYTHON" -m pip download -q --no-deps --only-binary=:all: -d "$WHEELS" "$REQ" \
+    || die "no binary $REQ wheel for this platform/python; see docs/serving.md for other server options"
 fi
 
 rm -rf "$VENV.tmp"
 "$PYTHON" -m venv "$VENV.tmp"
-"$VENV.tmp/bin/python" -m pip install -q --no-index --find-links "$WHEELS" "$REQ"
-"$VENV.tmp/bin/python" -c "import llama_cpp, llama_cpp.server"
+quiet_pip "$VENV.tmp/bin/python" -m pip install -q --no-index --no-deps --find-links "$WHEELS" "$REQ" \
+  || die "installing $REQ from $WHEELS failed"
+"$VENV.tmp/bin/python" -c "$CHECK" || die "xllamacpp does not import in $VENV.tmp"
 rm -rf "$VENV"
 mv "$VENV.tmp" "$VENV"
-# venv scripts embed their own path; the python binary itself works after the rename.
-echo "server venv ready: $VENV" >&2
+# venv scripts embed their own path; the python binary itself (all we call) works after the rename.
+log "server venv ready: $VENV"
 echo "$VENV/bin/python"
