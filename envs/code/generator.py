@@ -76,7 +76,11 @@ def caesar(rng: random.Random, level: int) -> Problem:
     )
 
 
-_CLASSES = {"digits": "ch.isdigit()", "uppercase letters": "ch.isupper()", "vowels (aeiou, either case)": "ch.lower() in 'aeiou'"}
+_CLASSES = {
+    "digits": "ch.isdigit()",
+    "uppercase letters": "ch.isupper()",
+    "vowels (aeiou, either case)": "ch.lower() in 'aeiou'",
+}
 
 
 def count_class(rng: random.Random, level: int) -> Problem:
@@ -136,8 +140,10 @@ def dedupe(rng: random.Random, level: int) -> Problem:
         f"Return the words of `words` without repetitions, keeping the first occurrence of each in order.{note}",
         f"def first_occurrences(words):\n    seen = set()\n    out = []\n    for w in words:\n        key = {key}\n"
         "        if key not in seen:\n            seen.add(key)\n            out.append(w)\n    return out\n",
-        [([rng.choice(["ab", "Ab", "AB", "cd", "Cd", "ef", "x", "X"]) for _ in range(rng.randint(0, 8 * level))],)
-         for _ in range(64)],
+        [
+            ([rng.choice(["ab", "Ab", "AB", "cd", "Cd", "ef", "x", "X"]) for _ in range(rng.randint(0, 8 * level))],)
+            for _ in range(64)
+        ],
     )
 
 
@@ -211,8 +217,11 @@ def _tests(problem: Problem, count: int) -> list[str]:
             continue
         seen.add(call)
         expected = function(*args)
-        tests.append(f"assert {call} is {expected!r}" if expected is None or isinstance(expected, bool)
-                     else f"assert {call} == {expected!r}")
+        tests.append(
+            f"assert {call} is {expected!r}"
+            if expected is None or isinstance(expected, bool)
+            else f"assert {call} == {expected!r}"
+        )
         if len(tests) == count:
             break
     return tests
@@ -237,7 +246,9 @@ def generate_task(config: CodeGenConfig, index: int) -> Task:
     name = rng.choice(names)
     problem = TEMPLATES[name][1](rng, config.difficulty)
     tests = _tests(problem, config.num_tests)
-    spec = CodeSpec(entry_point=problem.entry_point, test_style="asserts", asserts=tests, reference_solution=problem.solution)
+    spec = CodeSpec(
+        entry_point=problem.entry_point, test_style="asserts", asserts=tests, reference_solution=problem.solution
+    )
     return Task(
         id=f"codegen/{config.seed}/{index}",
         prompt=_prompt(problem, tests[: config.examples]),

@@ -1,13 +1,10 @@
-"""Building the sandbox job that runs a task's hidden tests, and reading its evidence back.
+"""The sandbox side of judging, seen from the verifier: the job script, its input, and reading its output.
 
-The verifier trusts only nonce-authenticated records (`ExecResult.evidence`, see `rlvr_gym.sandboxes.base`);
-the exit code, stdout and anything the candidate prints count for nothing. A case passes only if its own record
-says so; a case without a record (the process died, called `os._exit`, or hit the wall-clock limit) fails.
-Passes recorded before such an end still count (partial credit, a design choice): each record is written, unbuffered,
-before the next case starts, so a later exit cannot make an earlier failure look like a pass.
-
-What the evidence channel does not stop is stated in `sandbox_harness.py`: code running in the harness's own
-process can, with deliberate introspection, reach the reporter and forge records.
+The job (`sandbox_runner.py` behind `plaindata.py`) gets the candidate program and a batch of calls, and prints
+one line per call with the value as plain data. `read_lines` parses those lines strictly and keeps, per call,
+the first well-formed line; anything else is ignored. Nothing here is authenticated on purpose: the lines are
+read as the values the candidate claims its calls returned, so a forged line is worth exactly what a program
+returning that value would earn (see `judge.py`). Exit codes and statuses are diagnostics only.
 """
 
 from __future__ import annotations
@@ -18,8 +15,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from .plaindata import MAX_CHARS
 from .program import Program
-from .testsuite import TestSuite
 
 
 @dataclass(frozen=True)
@@ -28,21 +25,24 @@ class CaseResult:
     passed: bool
     error: str | None = None
     message: str = ""
-    line: int | None = None  # program line of the innermost candidate frame in the traceback
+    line: int | None = None  # program line of the innermost candidate frame of a failing call
 
 
 @dataclass(frozen=True)
 class TestRun:
-    """What the harness proved about one candidate."""
+    """What judging proved about one candidate."""
 
     cases: list[CaseResult]
-    loaded: bool  # the candidate module executed without raising
-    finished: bool  # the harness reached its `done` record
-    status: str  # sandbox status, for diagnostics only
+    loaded: bool  # the candidate module loaded without raising (as its job reported)
+    finished: bool  # every sandbox job ran to its `done` line
+    status: str  # sandbox status of the last job, for diagnostics only
     load_error: str | None = None
     load_line: int | None = None
     setup_errors: list[str] = field(default_factory=list)
-    sandbox_error: str | None = None  # the sandbox could not run the job: no judgement was possible
+    sandbox_error: str | None = None  # the sandbox could not run a job: no judgement was possible
+    mode: str = "values"
+    jobs: int = 0  # sandbox jobs used
+    calls: int = 0  # distinct candidate calls made
 
     @property
     def passed_count(self) -> int:
@@ -54,61 +54,58 @@ class TestRun:
 
     @property
     def runtime_errors(self) -> list[CaseResult]:
-        """Cases that failed with an exception other than a failed assertion."""
+        """Cases that failed with anything other than a failed assertion."""
         return [c for c in self.cases if not c.passed and c.error not in (None, "AssertionError")]
 
 
 @lru_cache(maxsize=1)
-def harness_source() -> str:
-    """The harness module text plus its entry call (the job's `main.py`)."""
-    body = importlib.resources.files(__package__).joinpath("sandbox_harness.py").read_text(encoding="utf-8")
-    return f"{body}\nmain()\n"
+def runner_source() -> str:
+    """The job's `main.py`: the plain-data codec, the runner, and the entry call."""
+    files = importlib.resources.files(__package__)
+    parts = [files.joinpath(name).read_text(encoding="utf-8") for name in ("plaindata.py", "sandbox_runner.py")]
+    return "\n\n".join(parts) + "\nmain()\n"
 
 
-def job_stdin(program: Program, suite: TestSuite, case_timeout_s: float, max_timeouts: int = 1) -> str:
-    from rlvr_gym.sandboxes.base import NONCE_ENV
-
+def job_input(
+    program: Program, calls: list[dict[str, Any]], setup: str, call_timeout_s: float, max_timeouts: int
+) -> str:
+    """The job's stdin: the candidate program and call arguments only (no expected values, no asserts)."""
     job = {
         "program": program.source,
-        "tests": suite.source,
-        "case_timeout_s": case_timeout_s,
+        "calls": calls,
+        "setup": setup,
+        "call_timeout_s": call_timeout_s,
         "max_timeouts": max_timeouts,
-        "nonce_env": NONCE_ENV,
     }
-    return json.dumps(job)
+    return json.dumps(job, ensure_ascii=True, allow_nan=True)
 
 
-def _line(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+@dataclass
+class JobLines:
+    """The parsed output of one job: load outcome, one record per answered call, whether it finished."""
+
+    load: dict[str, Any] | None = None
+    calls: dict[int, dict[str, Any]] = field(default_factory=dict)
+    done: bool = False
 
 
-def read_evidence(
-    records: list[dict[str, Any]], num_cases: int, status: str, sandbox_error: str | None = None
-) -> TestRun:
-    """Turn harness records into a `TestRun`; the first record of each case wins, unknown records are ignored."""
-    seen: dict[int, CaseResult] = {}
-    loaded, finished = False, False
-    load_error: str | None = None
-    load_line: int | None = None
-    setup_errors: list[str] = []
-    for record in records:
-        label = record.get("case")
+def read_lines(stdout: str, num_calls: int) -> JobLines:
+    """Parse a job's stdout; linear in its length, never raises."""
+    lines = JobLines()
+    for line in stdout.split("\n"):
+        if not line.startswith("{") or len(line) > MAX_CHARS + 4096:
+            continue
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(record, dict):
+            continue
+        index = record.get("i")
         if record.get("done") is True:
-            finished = True
-        elif label == "load":
-            loaded = record.get("passed") is True
-            if not loaded:
-                load_error = f"{record.get('error')}: {record.get('message', '')}"
-                load_line = _line(record.get("line"))
-        elif isinstance(label, str) and label.startswith("setup") and record.get("passed") is not True:
-            setup_errors.append(f"{record.get('error')}: {record.get('message', '')}")
-        elif isinstance(label, int) and not isinstance(label, bool) and 0 <= label < num_cases and label not in seen:
-            seen[label] = CaseResult(
-                index=label,
-                passed=record.get("passed") is True,
-                error=record.get("error") if isinstance(record.get("error"), str) else None,
-                message=str(record.get("message", ""))[:300],
-                line=_line(record.get("line")),
-            )
-    cases = [seen.get(i, CaseResult(i, False, error="NoResult", message="no harness record")) for i in range(num_cases)]
-    return TestRun(cases, loaded, finished, status, load_error, load_line, setup_errors, sandbox_error)
+            lines.done = True
+        elif "load" in record and lines.load is None:
+            lines.load = record
+        elif type(index) is int and 0 <= index < num_calls and index not in lines.calls:
+            lines.calls[index] = record
+    return lines

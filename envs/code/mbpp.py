@@ -21,7 +21,7 @@ from rlvr_gym.types import Task
 
 from .actions import format_submission
 from .spec import CodeSpec
-from .testsuite import build_suite
+from .testsuite import build_plan
 
 SAMPLE_FILE = "mbpp_sample.jsonl"
 
@@ -76,10 +76,12 @@ def mbpp_task(row: dict[str, Any], index: int, *, source: str, show_examples: in
         entry = row.get("entry_point") or _called_function(asserts[0] if asserts else "") or _first_def(code)
         if not entry:
             raise ValueError(f"row {index}: cannot tell the entry point")
-        spec = CodeSpec(entry_point=entry, test_style="asserts", asserts=asserts, test_setup=setup, reference_solution=code)
+        spec = CodeSpec(
+            entry_point=entry, test_style="asserts", asserts=asserts, test_setup=setup, reference_solution=code
+        )
         text = row.get("text") or row.get("prompt", "")
         examples = asserts[:show_examples]
-    build_suite(spec)  # validate the tests now: a broken dataset row fails at load time, not mid-training
+    build_plan(spec)  # validate the tests now: a broken dataset row fails at load time, not mid-training
     task_id = f"{source}/{row.get('task_id', index)}"
     return Task(
         id=task_id,
@@ -102,7 +104,9 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     return rows
 
 
-def load_mbpp(data_files: str | Sequence[str] | None = None, *, source: str = "mbpp", show_examples: int = 1) -> list[Task]:
+def load_mbpp(
+    data_files: str | Sequence[str] | None = None, *, source: str = "mbpp", show_examples: int = 1
+) -> list[Task]:
     """Tasks from one or more JSONL files (default: the bundled sample), in file order."""
     files = [data_files] if isinstance(data_files, (str, Path)) else list(data_files or [sample_path()])
     rows = [row for path in files for row in read_jsonl(path)]

@@ -63,7 +63,9 @@ class _Visitor(ast.NodeVisitor):
         self.aliases: dict[str, str] = {}
 
     def _add(self, node: ast.AST, rule: str, message: str) -> None:
-        self.findings.append(Finding("security", rule, message, getattr(node, "lineno", None), getattr(node, "col_offset", 0)))
+        self.findings.append(
+            Finding("security", rule, message, getattr(node, "lineno", None), getattr(node, "col_offset", 0))
+        )
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:

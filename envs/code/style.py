@@ -23,7 +23,17 @@ from functools import lru_cache
 
 from .findings import Finding
 
-RUFF_ARGS = ("check", "--isolated", "--select", "E,W,F", "--line-length", "100", "--output-format", "json", "--no-cache")
+RUFF_ARGS = (
+    "check",
+    "--isolated",
+    "--select",
+    "E,W,F",
+    "--line-length",
+    "100",
+    "--output-format",
+    "json",
+    "--no-cache",
+)
 MAX_LINE = 100
 
 
@@ -88,9 +98,11 @@ def _builtin(source: str) -> list[Finding]:
     for node in ast.walk(tree):
         if isinstance(node, ast.ExceptHandler) and node.type is None:
             findings.append(Finding("style", "E722", "do not use bare `except`", node.lineno, node.col_offset))
-        elif isinstance(node, ast.Compare) and any(
-            isinstance(c, ast.Constant) and c.value is None for c in node.comparators
-        ) and any(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops):
+        elif (
+            isinstance(node, ast.Compare)
+            and any(isinstance(c, ast.Constant) and c.value is None for c in node.comparators)
+            and any(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops)
+        ):
             findings.append(Finding("style", "E711", "comparison to None", node.lineno, node.col_offset))
         elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
             findings.append(Finding("style", "E731", "do not assign a lambda expression", node.lineno, node.col_offset))

@@ -1,10 +1,23 @@
-"""Splitting a task's tests into individually scored cases and instrumenting them for the harness.
+"""Planning how a task's tests are judged: split into counted cases, and which part runs where.
 
 Every statement of the test code that contains a (non-trivial) `assert` becomes one counted case; the other
-statements are setup. Each statement is wrapped in `with __rlvr_case__(label):`, so a failing case is recorded
-and the next one still runs, with the statement's original scoping intact (HumanEval's `check` body keeps its
-locals). `==`/`!=` comparisons inside asserts become `__rlvr_eq__`/`__rlvr_ne__` calls, which refuse operands
-whose equality is overridden by the candidate's own code (the "always equal" object hack).
+statements are setup. Each is wrapped in `with __rlvr_case__(label):` so a failing case is recorded and the next
+one still runs with its scoping intact (HumanEval's `check` body keeps its locals), and every simple statement
+inside a case in `with __rlvr_stmt__():` so a round of the judge can go on collecting calls past one whose value
+is not known yet (see `judge.py`). The instrumented module runs in the trusted verifier process; the candidate
+is reached only through the calls the plan names. Two modes:
+
+* `values`: the candidate's functions are remote names. Every call `f(*args)` made by the tests sends `args` as
+  plain data to the sandbox and gets the return value back as plain data; asserts and comparisons run here.
+  Used for every `check(candidate)` test (all 164 HumanEval problems) and for assert lists whose candidate
+  names are only ever called (the bundled MBPP sample: 10 of 10; generated CodeGen tasks: all).
+* `units`: for assert lists that need objects only the candidate's process can build (a class the solution
+  defines, a candidate name used as a value, functions or setup-defined objects as arguments). Each outermost
+  call of a candidate name, arguments included, is an expression the sandbox evaluates after running the test
+  setup (loaded before the candidate); its value comes back as plain data and the rest of the assert runs here,
+  so expected values still never enter the sandbox. An expression that uses names bound inside the assert
+  itself (comprehension variables) cannot be lifted out alone: then the whole assert expression is the unit and
+  the sandbox computes its truth value (a `weak` case, counted in `TestPlan.weak_cases`; none in bundled data).
 
 This runs on trusted dataset text only; malformed test code raises ValueError at load time.
 """
@@ -12,45 +25,62 @@ This runs on trusted dataset text only; malformed test code raises ValueError at
 from __future__ import annotations
 
 import ast
+import builtins
+import sys
 from dataclasses import dataclass
+from typing import Literal
 
 from .spec import CodeSpec
 
 CASE_FN = "__rlvr_case__"
-EQ_FN = "__rlvr_eq__"
-NE_FN = "__rlvr_ne__"
+STMT_FN = "__rlvr_stmt__"
+UNIT_FN = "__rlvr_unit__"
+_SIMPLE = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Assert)
+_BUILTINS = frozenset(vars(builtins))
+
+Mode = Literal["values", "units"]
 
 
 @dataclass(frozen=True)
-class TestSuite:
-    """Instrumented test module source plus the number of counted cases it reports on."""
+class TestPlan:
+    """How one task's tests are judged (see the module docstring)."""
 
-    source: str
+    mode: Mode
+    source: str  # the instrumented test module, run in the trusted verifier process
     num_cases: int
+    preamble: str = ""  # trusted task code the tests rely on (HumanEval helpers such as `poly`), run first
+    remote_names: tuple[str, ...] = ()  # values mode: names bound to remote calls of the candidate
+    modules: tuple[str, ...] = ()  # stdlib modules the tests use without importing them
+    setup: str = ""  # units mode: test setup run in the sandbox before the candidate loads
+    units: tuple[str, ...] = ()  # units mode: expressions the sandbox evaluates
+    weak_cases: int = 0
 
 
 def _is_case(stmt: ast.stmt) -> bool:
     """A statement holding an assert that can fail (`assert True` is setup, not a test)."""
-    return any(
-        isinstance(node, ast.Assert) and not isinstance(node.test, ast.Constant) for node in ast.walk(stmt)
-    )
+    return any(isinstance(node, ast.Assert) and not isinstance(node.test, ast.Constant) for node in ast.walk(stmt))
 
 
-class _GuardEquality(ast.NodeTransformer):
-    """Rewrite `a == b` / `a != b` inside asserts into guarded helper calls."""
+def _call(name: str, *args: ast.expr) -> ast.Call:
+    return ast.Call(func=ast.Name(name, ast.Load()), args=list(args), keywords=[])
 
-    def visit_Assert(self, node: ast.Assert) -> ast.Assert:
-        node.test = _CompareRewriter().visit(node.test)
+
+class _StatementGuard(ast.NodeTransformer):
+    """Wrap every simple statement in `with __rlvr_stmt__():` (nested function bodies included)."""
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        super().generic_visit(node)
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                setattr(node, field, [self._guard(stmt) for stmt in block])
         return node
 
-
-class _CompareRewriter(ast.NodeTransformer):
-    def visit_Compare(self, node: ast.Compare) -> ast.expr:
-        self.generic_visit(node)
-        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
-            name = EQ_FN if isinstance(node.ops[0], ast.Eq) else NE_FN
-            return ast.Call(func=ast.Name(name, ast.Load()), args=[node.left, node.comparators[0]], keywords=[])
-        return node
+    @staticmethod
+    def _guard(stmt: ast.stmt) -> ast.stmt:
+        if isinstance(stmt, _SIMPLE):
+            return ast.With(items=[ast.withitem(context_expr=_call(STMT_FN))], body=[stmt])
+        return stmt
 
 
 class _Labeller:
@@ -60,14 +90,14 @@ class _Labeller:
 
     def wrap(self, stmt: ast.stmt) -> ast.With:
         if _is_case(stmt):
-            stmt = _GuardEquality().visit(stmt)
             label: int | str = self.cases
             self.cases += 1
         else:
             label = f"setup{self.setups}"
             self.setups += 1
-        call = ast.Call(func=ast.Name(CASE_FN, ast.Load()), args=[ast.Constant(label)], keywords=[])
-        return ast.With(items=[ast.withitem(context_expr=call)], body=[stmt])
+        holder = ast.Module(body=[stmt], type_ignores=[])
+        _StatementGuard().visit(holder)
+        return ast.With(items=[ast.withitem(context_expr=_call(CASE_FN, ast.Constant(label)))], body=holder.body)
 
     def wrap_all(self, body: list[ast.stmt]) -> list[ast.stmt]:
         return [self.wrap(stmt) for stmt in body]
@@ -80,21 +110,81 @@ def _parse(source: str, what: str) -> ast.Module:
         raise ValueError(f"{what} does not parse: {exc}") from exc
 
 
-def _check_suite(spec: CodeSpec) -> TestSuite:
+def _unparse(body: list[ast.stmt]) -> str:
+    return ast.unparse(ast.fix_missing_locations(ast.Module(body=body, type_ignores=[])))
+
+
+def _bound_names(tree: ast.AST) -> set[str]:
+    """Names a piece of code binds: assignments, loop/comprehension targets, defs, imports, arguments."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+    return names
+
+
+def _loaded_names(tree: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _check_plan(spec: CodeSpec) -> TestPlan:
     module = _parse(spec.check_source, "check_source")
     labeller = _Labeller()
     checks = [n for n in module.body if isinstance(n, ast.FunctionDef) and n.name == "check"]
     if not checks:
         raise ValueError("check_source defines no check(candidate) function")
     checks[-1].body = labeller.wrap_all(checks[-1].body)
-    call = _parse(f"check({spec.entry_point})", "check call").body
-    module.body.extend(labeller.wrap_all(call))
-    return TestSuite(ast.unparse(ast.fix_missing_locations(module)), labeller.cases)
+    module.body.extend(labeller.wrap_all(_parse(f"check({spec.entry_point})", "check call").body))
+    return TestPlan("values", _unparse(module.body), labeller.cases, spec.preamble, (spec.entry_point,))
 
 
-def _assert_suite(spec: CodeSpec) -> TestSuite:
-    labeller = _Labeller()
-    body = labeller.wrap_all(_parse(spec.test_setup, "test_setup").body)
+class _UnitLifter(ast.NodeTransformer):
+    """Replace each outermost use of a candidate name by `__rlvr_unit__(k)`; collect the lifted expressions."""
+
+    def __init__(self, remote: set[str], units: list[str]) -> None:
+        self.remote = remote
+        self.units = units
+
+    def _lift(self, node: ast.expr) -> ast.expr:
+        self.units.append(ast.unparse(node))
+        return _call(UNIT_FN, ast.Constant(len(self.units) - 1))
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        if isinstance(node.func, ast.Name) and node.func.id in self.remote:
+            return self._lift(node)
+        return self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        return self._lift(node) if node.id in self.remote and isinstance(node.ctx, ast.Load) else node
+
+
+def _needs_units(remote: set[str], setup: ast.Module, asserts: list[ast.stmt], reference: str) -> bool:
+    """True when the tests need candidate objects, not only candidate calls on data (module docstring)."""
+    if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)) for n in ast.walk(setup)):
+        return True
+    nodes = [node for stmt in asserts for node in ast.walk(stmt)]
+    calls = [n for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in remote]
+    if any(isinstance(inner, ast.Lambda) for call in calls for inner in ast.walk(call)):
+        return True
+    called = {id(call.func) for call in calls}
+    if any(isinstance(n, ast.Name) and n.id in remote and id(n) not in called for n in nodes):
+        return True
+    try:
+        classes = {n.name for n in ast.walk(ast.parse(reference)) if isinstance(n, ast.ClassDef)}
+    except SyntaxError:
+        classes = set()
+    return bool(classes & remote)
+
+
+def _assert_plan(spec: CodeSpec) -> TestPlan:
+    setup = _parse(spec.test_setup, "test_setup")
+    asserts: list[ast.stmt] = []
     for index, text in enumerate(spec.asserts):
         statements = _parse(text, f"assert {index}").body
         if not statements:
@@ -102,13 +192,54 @@ def _assert_suite(spec: CodeSpec) -> TestSuite:
         block = ast.If(test=ast.Constant(True), body=statements, orelse=[]) if len(statements) > 1 else statements[0]
         if not _is_case(block):
             raise ValueError(f"assert {index} contains no assert statement: {text!r}")
-        body.append(labeller.wrap(block))
-    return TestSuite(ast.unparse(ast.fix_missing_locations(ast.Module(body=body, type_ignores=[]))), labeller.cases)
+        asserts.append(block)
+    everything = ast.Module(body=[*setup.body, *asserts], type_ignores=[])
+    free = _loaded_names(everything) - _bound_names(everything) - _BUILTINS
+    modules = tuple(sorted(name for name in free if name in sys.stdlib_module_names))
+    remote = (free - set(modules)) | {spec.entry_point}
+    labeller = _Labeller()
+    if not _needs_units(remote, setup, asserts, spec.reference_solution):
+        body = labeller.wrap_all(setup.body) + labeller.wrap_all(asserts)
+        return TestPlan("values", _unparse(body), labeller.cases, remote_names=tuple(sorted(remote)), modules=modules)
+    units: list[str] = []
+    weak = 0
+    lifted = []
+    for stmt in asserts:
+        before = len(units)
+        new = _UnitLifter(remote, units).visit(stmt)
+        local = _bound_names(stmt)
+        if any(_loaded_names(ast.parse(u, mode="eval")) & local for u in units[before:]):
+            del units[before:]
+            new = _lift_whole_asserts(stmt, units)
+            weak += 1
+        lifted.append(new)
+    body = labeller.wrap_all(setup.body) + labeller.wrap_all(lifted)
+    return TestPlan(
+        "units",
+        _unparse(body),
+        labeller.cases,
+        modules=modules,
+        setup=spec.test_setup,
+        units=tuple(units),
+        weak_cases=weak,
+    )
 
 
-def build_suite(spec: CodeSpec) -> TestSuite:
-    """The instrumented test module for `spec` (see the module docstring)."""
-    suite = _check_suite(spec) if spec.test_style == "check" else _assert_suite(spec)
-    if suite.num_cases == 0:
+def _lift_whole_asserts(stmt: ast.stmt, units: list[str]) -> ast.stmt:
+    """Weak fallback: every assert's whole test expression becomes one unit."""
+
+    class Whole(ast.NodeTransformer):
+        def visit_Assert(self, node: ast.Assert) -> ast.Assert:
+            units.append(ast.unparse(node.test))
+            node.test = _call(UNIT_FN, ast.Constant(len(units) - 1))
+            return node
+
+    return Whole().visit(stmt)
+
+
+def build_plan(spec: CodeSpec) -> TestPlan:
+    """The judging plan for `spec` (see the module docstring)."""
+    plan = _check_plan(spec) if spec.test_style == "check" else _assert_plan(spec)
+    if plan.num_cases == 0:
         raise ValueError("the task has no test cases")
-    return suite
+    return plan

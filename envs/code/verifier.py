@@ -2,9 +2,10 @@
 
 Components (all in [0, 1] except `outcome`):
   syntax      1 if the assembled program parses (`ast.parse`).
-  tests       fraction of hidden test cases whose *harness record* says passed (never the exit code).
-  executable  1 if the candidate module loaded, the harness reached its end, and no case or setup raised
-              anything other than AssertionError (runtime errors and timeouts make it 0).
+  tests       fraction of hidden test cases that passed when the tests ran in this (trusted) process on the
+              plain-data values the sandbox computed for the candidate's calls (`judge.py`); never an exit code.
+  executable  1 if the candidate module loaded, every sandbox job ran to its end, and no case or setup raised
+              anything other than AssertionError (runtime errors, timeouts and non-data values make it 0).
   style       max(0, 1 - style_findings / style_cap) over findings on the agent's own lines (ruff E/W/F).
   security    max(0, 1 - security_findings / security_cap) (AST visitor, bandit-like rules).
   outcome     PPOCoder-style scalar: -1 syntax error, -0.6 runtime error, -0.3 failed test, +1 all tests pass.
@@ -33,7 +34,7 @@ from .program import Program, assemble
 from .security import security_findings
 from .spec import CodeSpec, spec_of
 from .style import style_findings_many
-from .testsuite import build_suite
+from .testsuite import build_plan
 
 DEFAULT_WEIGHTS: dict[str, float] = {
     "syntax": 0.1,
@@ -167,7 +168,7 @@ def evaluate_many(
     specs = [spec_of(task) for task in tasks]
     reports = analyse_many(specs, codes)
     pending = [i for i, report in enumerate(reports) if report.syntax_ok]
-    runs = executor.run_tests_many([(reports[i].program, build_suite(specs[i])) for i in pending])
+    runs = executor.run_tests_many([(reports[i].program, build_plan(specs[i])) for i in pending])
     by_index = dict(zip(pending, runs, strict=True))
     return [_finish(report, by_index.get(i)) for i, report in enumerate(reports)]
 
@@ -215,9 +216,7 @@ def verdict_of(report: CodeReport, rubric: Rubric | None = None) -> Verdict:
     return verdict.model_copy(update={"error": report.error}) if report.error else verdict
 
 
-def score_code(
-    task: Task, code: str, *, rubric: Rubric | None = None, executor: CodeExecutor | None = None
-) -> Verdict:
+def score_code(task: Task, code: str, *, rubric: Rubric | None = None, executor: CodeExecutor | None = None) -> Verdict:
     """Pure verifier entry point: the verdict of `code` as a solution of `task` (usable without any env)."""
     return verdict_of(evaluate_code(task, code, executor=executor), rubric)
 

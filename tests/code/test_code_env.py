@@ -41,7 +41,11 @@ def test_run_then_submit(codegen):
     obs, _ = codegen.reset(options={"task_index": 0})
     entry = codegen.task.metadata["entry_point"]
     reference = codegen.task.ground_truth["reference_solution"]
-    obs, reward, terminated, truncated, info = codegen.step(format_run(reference + f"\nprint('ran', {entry}(12) is not None)\nimport sys\nprint('to stderr', file=sys.stderr)"))
+    obs, reward, terminated, truncated, info = codegen.step(
+        format_run(
+            reference + f"\nprint('ran', {entry}(12) is not None)\nimport sys\nprint('to stderr', file=sys.stderr)"
+        )
+    )
     assert (reward, terminated, truncated) == (0.0, False, False)
     assert info["action_kind"] == "run" and info["valid_action"] and info["run_status"] == "ok"
     assert "ran True" in obs[0]["content"] and "to stderr" in obs[0]["content"]
@@ -52,7 +56,7 @@ def test_run_then_submit(codegen):
 
 def test_run_shows_errors_and_the_limit_is_enforced(codegen):
     codegen.reset(options={"task_index": 1})
-    obs, *_ , info = codegen.step("<run>raise ValueError('boom')</run>")
+    obs, *_, info = codegen.step("<run>raise ValueError('boom')</run>")
     assert "ValueError: boom" in obs[0]["content"] and info["run_status"] == "error"
     codegen.step("<run>print(1)</run>")
     obs, reward, terminated, truncated, info = codegen.step("<run>print(2)</run>")
@@ -62,7 +66,9 @@ def test_run_shows_errors_and_the_limit_is_enforced(codegen):
     assert truncated and not terminated and info["verdict"].reward == 0.0  # max_turns = max_runs + 2
 
 
-@pytest.mark.parametrize("garbage", ["", "   ", "<submit></submit>", "<run>\n```python\n```\n</run>", "\x00\x01", "😀" * 50])
+@pytest.mark.parametrize(
+    "garbage", ["", "   ", "<submit></submit>", "<run>\n```python\n```\n</run>", "\x00\x01", "😀" * 50]
+)
 def test_garbage_actions_are_invalid_steps(codegen, garbage):
     codegen.reset(options={"task_index": 2})
     obs, reward, terminated, truncated, info = codegen.step(garbage)
@@ -109,7 +115,9 @@ def test_offline_verify_matches_the_env(executor):
 
 
 def test_weights_are_configurable(executor):
-    env = HumanEvalEnv(executor=executor, weights={"tests": 1.0, "syntax": 0.0, "executable": 0.0, "style": 0.0, "security": 0.0})
+    env = HumanEvalEnv(
+        executor=executor, weights={"tests": 1.0, "syntax": 0.0, "executable": 0.0, "style": 0.0, "security": 0.0}
+    )
     env.reset(options={"task_index": 0})
     *_, info = env.step(format_submission("def has_close_elements(numbers, threshold):\n    return True\n"))
     verdict = info["verdict"]

@@ -25,7 +25,12 @@ def test_correct_solution_passes(task, executor):
 
 @pytest.mark.parametrize(
     "prefix",
-    ["import os\nos._exit(0)\n", "import sys\nsys.exit(0)\n", "raise SystemExit(0)\n", "import os\nos.kill(os.getpid(), 9)\n"],
+    [
+        "import os\nos._exit(0)\n",
+        "import sys\nsys.exit(0)\n",
+        "raise SystemExit(0)\n",
+        "import os\nos.kill(os.getpid(), 9)\n",
+    ],
 )
 def test_exit_before_tests_scores_zero(task, executor, prefix):
     report = evaluate_code(task, prefix + HAS_CLOSE, executor=executor)
@@ -57,7 +62,7 @@ def test_always_equal_object_is_refused(task, executor):
     code = "class Any:\n    def __eq__(self, other):\n        return True\n\n\ndef has_close_elements(a, b):\n    return Any()\n"
     report = evaluate_code(task, code, executor=executor)
     assert report.components["tests"] == 0.0
-    assert {c.error for c in report.test_run.cases} == {"EqualityOverride"}
+    assert {c.error for c in report.test_run.cases} == {"NotPlainData"}
 
 
 def test_candidate_cannot_read_the_tests(task, executor):
@@ -106,7 +111,9 @@ def test_tests_use_builtins_from_before_the_candidate_loaded(executor):
     spec = CodeSpec(entry_point="three", asserts=["assert len(three()) == 3"], reference_solution="")
     task = Task(id="t", prompt="", ground_truth=spec.model_dump())
     honest = evaluate_code(task, "def three():\n    return [1, 2, 3]\n", executor=executor)
-    cheat = evaluate_code(task, "import builtins\nbuiltins.len = lambda x: 3\ndef three():\n    return []\n", executor=executor)
+    cheat = evaluate_code(
+        task, "import builtins\nbuiltins.len = lambda x: 3\ndef three():\n    return []\n", executor=executor
+    )
     assert honest.components["tests"] == 1.0
     assert cheat.components["tests"] == 0.0
 

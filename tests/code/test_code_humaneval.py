@@ -20,7 +20,11 @@ def test_all_canonical_solutions_pass(humaneval, executor):
     start = time.perf_counter()
     verdicts = score_many(humaneval, [spec_of(t).reference_solution for t in humaneval], executor=executor)
     elapsed = time.perf_counter() - start
-    failing = [(t.id, v.components, v.feedback) for t, v in zip(humaneval, verdicts, strict=True) if v.components["tests"] != 1.0]
+    failing = [
+        (t.id, v.components, v.feedback)
+        for t, v in zip(humaneval, verdicts, strict=True)
+        if v.components["tests"] != 1.0
+    ]
     assert failing == []
     assert all(v.passed and v.components["executable"] == 1.0 and v.components["syntax"] == 1.0 for v in verdicts)
     print(f"\n164 HumanEval canonical solutions scored in {elapsed:.2f}s")
@@ -29,7 +33,9 @@ def test_all_canonical_solutions_pass(humaneval, executor):
 def test_pass_bodies_score_below_one(humaneval, executor):
     codes = [spec_of(t).preamble + "    pass\n" for t in humaneval]
     reports = evaluate_many(humaneval, codes, executor=executor)
-    high = [(t.id, r.components["tests"]) for t, r in zip(humaneval, reports, strict=True) if r.components["tests"] >= 1.0]
+    high = [
+        (t.id, r.components["tests"]) for t, r in zip(humaneval, reports, strict=True) if r.components["tests"] >= 1.0
+    ]
     assert high == []
     assert sum(r.components["tests"] for r in reports) < 10  # almost everything fails, not just "< 1"
 

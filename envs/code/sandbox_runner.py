@@ -1,0 +1,145 @@
+"""The job that runs *inside* the sandbox: load the candidate, make the requested calls, print their values.
+
+Sent as text after `plaindata.py` (never imported by the verifier). The job arrives on stdin as JSON:
+`program` (the candidate module), `calls` (each `{"fn": name, "args": tree, "kwargs": tree}` or, for tests that
+need objects only the sandbox can build, `{"expr": source}`), `setup` (test setup code for `expr` calls, run
+before the candidate loads), `call_timeout_s` and `max_timeouts`. Nothing in it is a secret: it carries call
+arguments, never expected values or assert logic, so the candidate may read all of it.
+
+Output, one JSON object per line on a duplicate of fd 1 taken before the candidate loads (the candidate's own
+stdout/stderr go to /dev/null): `{"load": ...}`, then per call `{"i": k, "value": tree}` or
+`{"i": k, "raised": name, "message": ..., "line": n}` or `{"i": k, "bad": why}` or `{"i": k, "timeout": true}`,
+then `{"done": true}`. None of it is trusted: the verifier reads these lines as the values the candidate claims
+its calls returned, which is exactly what a program that returned them would claim. A forged or garbled line can
+therefore never be worth more than an honest program's output, and no nonce or authentication is needed.
+"""
+
+import builtins
+import json
+import os
+import signal
+import sys
+import types
+
+try:  # for readers and linters; in the sandbox these names come from plaindata.py's text, sent just before this
+    from .plaindata import decode_tree, encode
+except ImportError:
+    pass
+
+CANDIDATE_FILE = "solution.py"
+
+
+class CallTimeout(BaseException):
+    """Raised by the per-call timer (a BaseException, so `except Exception` in candidate code misses it)."""
+
+
+def _on_timer(signum, frame):
+    raise CallTimeout("call time limit exceeded")
+
+
+def _candidate_line(tb):
+    line = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == CANDIDATE_FILE:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def _text(exc):
+    try:
+        return str(exc)[:300]
+    except BaseException:
+        return ""
+
+
+def make_writer(fd):
+    def write(record):
+        data = (json.dumps(record, ensure_ascii=True, allow_nan=True, separators=(",", ":")) + "\n").encode()
+        while data:
+            data = data[os.write(fd, data) :]
+
+    return write
+
+
+def timed(seconds, fn):
+    """(outcome, value): outcome is "ok", "timeout" or the exception; the timer is always disarmed."""
+    signal.signal(signal.SIGALRM, _on_timer)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return "ok", fn()
+    except CallTimeout:
+        return "timeout", None
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt are just failed calls here
+        return exc, None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def failure(exc):
+    return {"raised": type(exc).__name__[:80], "message": _text(exc), "line": _candidate_line(exc.__traceback__)}
+
+
+def call_of(spec, module, namespace):
+    """A zero-argument function making one requested call."""
+    if "expr" in spec:
+        code = spec["compiled"]
+        return lambda: eval(code, namespace)
+    args, kwargs = decode_tree(spec["args"]), decode_tree(spec["kwargs"])
+    name = spec["fn"]
+
+    def call():
+        return vars(module)[name](*args, **kwargs)
+
+    return call
+
+
+def run_calls(job, write):
+    timeout_s, max_timeouts = float(job["call_timeout_s"]), int(job["max_timeouts"])
+    tests = {"__name__": "__rlvr_tests__", "__builtins__": dict(vars(builtins))}
+    for spec in job["calls"]:
+        if "expr" in spec:
+            spec["compiled"] = compile(spec["expr"], "<test>", "eval", dont_inherit=True)
+    if job.get("setup"):
+        exec(compile(job["setup"], "<test setup>", "exec", dont_inherit=True), tests)
+    module = types.ModuleType("solution")
+    module.__file__ = CANDIDATE_FILE
+    sys.modules["solution"] = module
+    program = compile(job["program"], CANDIDATE_FILE, "exec", dont_inherit=True, optimize=0)
+    outcome, _ = timed(2 * timeout_s, lambda: exec(program, module.__dict__))
+    if outcome != "ok":
+        write({"load": False, **(failure(outcome) if outcome != "timeout" else {"raised": "CallTimeout"})})
+        return
+    write({"load": True})
+    namespace = {**module.__dict__, **tests}
+    timeouts = 0
+    for index, spec in enumerate(job["calls"]):
+        if timeouts >= max_timeouts:
+            break
+        outcome, value = timed(timeout_s, call_of(spec, module, namespace))
+        if outcome == "timeout":
+            timeouts += 1
+            write({"i": index, "timeout": True})
+        elif outcome != "ok":
+            write({"i": index, **failure(outcome)})
+        else:
+            write({"i": index, **encoded(value, timeout_s)})
+
+
+def encoded(value, timeout_s):
+    """The record body for a returned value: its plain-data tree, or why it has none."""
+    outcome, tree = timed(timeout_s, lambda: encode(value))
+    if outcome == "ok":
+        return {"value": json.loads(tree)}
+    return {"bad": "encoding the value timed out" if outcome == "timeout" else _text(outcome)}
+
+
+def main():
+    job = json.loads(sys.stdin.read())
+    write = make_writer(os.dup(1))
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    run_calls(job, write)
+    write({"done": True})
+    os._exit(0)
