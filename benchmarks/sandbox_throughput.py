@@ -91,7 +91,8 @@ def measure(c: int, jobs: int, container: bool) -> dict:
     res: dict = {"concurrency": c}
     res["naive"], fails, res["naive_cpu_ms"] = throughput(naive([sys.executable]), baseline_jobs, c)
     res["naive_isolated_python"], f, res["naive_isolated_python_cpu_ms"] = throughput(
-        naive(["/usr/bin/python3", "-I", "-S"]), baseline_jobs, c)
+        naive(["/usr/bin/python3", "-I", "-S"]), baseline_jobs, c
+    )
     fails += f
     with create_sandbox("local", workers=c) as box:
         res["local"], f, res["local_cpu_ms"] = throughput(sandboxed(box), jobs, c)
@@ -115,16 +116,24 @@ def measure(c: int, jobs: int, container: bool) -> dict:
 
 def show(res: dict) -> None:
     print(f"-- concurrency {res['concurrency']} (same for every mode)")
-    print(f"   naive subprocess ({sys.executable}): {res['naive']:8.1f} jobs/s   (baseline)"
-          f"   {res['naive_cpu_ms']:.1f} ms CPU/job")
-    print(f"   naive /usr/bin/python3 -I -S        : {res['naive_isolated_python']:8.1f} jobs/s"
-          f"   {res['naive_isolated_python_cpu_ms']:.1f} ms CPU/job")
-    print(f"   local sandbox (isolation on)        : {res['local']:8.1f} jobs/s   = "
-          f"{res['local_vs_naive']:.1f}x naive, {res['local_vs_naive_isolated_python']:.1f}x -I -S"
-          f"   {res['local_cpu_ms']:.1f} ms CPU/job ({res['local_vs_naive_cpu']:.1f}x less than naive)")
+    print(
+        f"   naive subprocess ({sys.executable}): {res['naive']:8.1f} jobs/s   (baseline)"
+        f"   {res['naive_cpu_ms']:.1f} ms CPU/job"
+    )
+    print(
+        f"   naive /usr/bin/python3 -I -S        : {res['naive_isolated_python']:8.1f} jobs/s"
+        f"   {res['naive_isolated_python_cpu_ms']:.1f} ms CPU/job"
+    )
+    print(
+        f"   local sandbox (isolation on)        : {res['local']:8.1f} jobs/s   = "
+        f"{res['local_vs_naive']:.1f}x naive, {res['local_vs_naive_isolated_python']:.1f}x -I -S"
+        f"   {res['local_cpu_ms']:.1f} ms CPU/job ({res['local_vs_naive_cpu']:.1f}x less than naive)"
+    )
     if res["container"]:
-        print(f"   container sandbox (podman)          : {res['container']:8.1f} jobs/s   = "
-              f"{res['container_vs_naive']:.1f}x naive")
+        print(
+            f"   container sandbox (podman)          : {res['container']:8.1f} jobs/s   = "
+            f"{res['container_vs_naive']:.1f}x naive"
+        )
     print(f"   failed jobs: {res['failures']}")
 
 
@@ -142,16 +151,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=300, help="jobs for the local backend (others run fewer)")
     cpus = os.cpu_count() or 2
-    parser.add_argument("--concurrency", default=f"{cpus},{2 * cpus}",
-                        help="comma-separated jobs-in-flight levels, each run for every mode (default 1x, 2x cores)")
+    parser.add_argument(
+        "--concurrency",
+        default=f"{cpus},{2 * cpus}",
+        help="comma-separated jobs-in-flight levels, each run for every mode (default 1x, 2x cores)",
+    )
     parser.add_argument("--no-container", action="store_true")
     args = parser.parse_args()
     runs = [measure(int(c), args.jobs, not args.no_container) for c in args.concurrency.split(",")]
     for res in runs:
         show(res)
     best = max(runs, key=lambda r: r["local_vs_naive"])
-    summary = {"benchmark": "sandbox_throughput", "load_avg_1m": os.getloadavg()[0],
-               "local_vs_naive": best["local_vs_naive"], "at_concurrency": best["concurrency"], "runs": runs}
+    summary = {
+        "benchmark": "sandbox_throughput",
+        "load_avg_1m": os.getloadavg()[0],
+        "local_vs_naive": best["local_vs_naive"],
+        "at_concurrency": best["concurrency"],
+        "runs": runs,
+    }
     print(json.dumps(_rounded(summary)))
     sys.exit(1 if any(r["failures"] for r in runs) else 0)
 

@@ -29,8 +29,20 @@ from .base import (
 from .errors import SandboxUnavailable
 
 __all__ = [
-    "EVIDENCE_CLIENT", "NONCE_ENV", "BaseSandbox", "ExecRequest", "ExecResult", "Limits", "Sandbox",
-    "SandboxUnavailable", "Status", "backend_name", "create_sandbox", "extract_evidence", "get_sandbox", "BACKENDS",
+    "EVIDENCE_CLIENT",
+    "NONCE_ENV",
+    "BaseSandbox",
+    "ExecRequest",
+    "ExecResult",
+    "Limits",
+    "Sandbox",
+    "SandboxUnavailable",
+    "Status",
+    "backend_name",
+    "create_sandbox",
+    "extract_evidence",
+    "get_sandbox",
+    "BACKENDS",
 ]
 
 BACKENDS = ("local", "docker")

@@ -27,6 +27,8 @@ Semantics every backend honours
 * ``/tmp`` and the job directory share the ``Limits.disk_mb`` quota; ``HOME`` is the job directory.
 * The environment is exactly ``PATH``, ``HOME``, ``TMPDIR=/tmp``, ``LANG=C.UTF-8``,
   ``PYTHONDONTWRITEBYTECODE=1``, plus ``ExecRequest.env``: nothing of the host's environment leaks in.
+* Deterministic mode: ``ExecRequest(hash_seed=0)`` (or ``env={"PYTHONHASHSEED": "0"}``) fixes str/bytes hashing
+  of the job's Python, on the warm path too (jobs then fork from a template started with that seed).
 * ``Limits.memory_mb`` bounds each process's address space (RLIMIT_AS, so Python raises ``MemoryError``) and
   all the job's processes together (cgroup); ``processes`` counts processes and threads of the job.
 * No network (``Limits.network`` must stay False; True gives ``sandbox_error``), no other processes visible,
@@ -74,10 +76,16 @@ defeat: untrusted code that runs in the *same process* as the harness can in pri
 memory (``gc``, frame/closure introspection, ``/proc/self/mem``). A harness that must resist that too should
 evaluate the untrusted code's outputs in a process that never ran untrusted code.
 
-Memory of earlier jobs: by default ``code`` runs in a fork of a warm worker, whose freed heap may still hold
-bytes of earlier requests (other tasks' files, tests). Nothing of it is reachable as a Python object, but a job
-scanning raw memory could find fragments. Backends take ``inline_python=False`` to exec a fresh interpreter per
-job instead (an exec replaces the address space), at roughly 15 ms more per job.
+Memory of earlier jobs: ``code`` runs in a fork of a warm *template* interpreter that was exec'd fresh and only
+ever receives file descriptors, never a request's data; the job's files are written by the trusted worker and
+its argv/env arrive on a descriptor after the fork. So a job scanning its own raw memory finds nothing of any
+other job. ``inline_python=False`` execs ``python3 main.py`` per job instead (about 15 ms more).
+
+Job identity and lifetime (both backends): every job runs under its own uid (rotating per slot), in its slot's
+pid namespace with ``/proc`` mounted ``hidepid=invisible``, inside a per-job cgroup that it cannot leave; when
+it ends the cgroup is frozen, every task in it killed and the cgroup checked empty before the slot is reused.
+Memory, process count and CPU time are limits of the whole job (cgroup), CPU weight is per job. See
+docs/sandboxes.md for the threat model and the adversarial test suite.
 """
 
 from __future__ import annotations
@@ -135,6 +143,13 @@ class ExecRequest(BaseModel):
     limits: Limits = Field(default_factory=Limits)
     collect: list[str] = Field(default_factory=list, description="Relative paths returned in ExecResult.files.")
     evidence: bool = Field(False, description="Provide the nonce evidence channel (module docstring).")
+    hash_seed: int | None = Field(
+        None,
+        ge=0,
+        le=4294967295,
+        description="Deterministic mode: PYTHONHASHSEED of "
+        "the job's Python, inline or exec'd (None: random, or env['PYTHONHASHSEED']).",
+    )
 
     @model_validator(mode="after")
     def _one_program(self) -> ExecRequest:
@@ -161,6 +176,13 @@ class ExecRequest(BaseModel):
             if key == NONCE_ENV:
                 raise ValueError(f"{NONCE_ENV} is reserved")
         return value
+
+    def effective_hash_seed(self) -> int | None:
+        """``hash_seed``, else a numeric ``env["PYTHONHASHSEED"]`` (honoured by the warm path too)."""
+        if self.hash_seed is not None:
+            return self.hash_seed
+        value = self.env.get("PYTHONHASHSEED", "")
+        return int(value) if value.isdigit() and int(value) <= 4294967295 else None
 
     def stdin_bytes(self) -> bytes:
         return self.stdin.encode() if isinstance(self.stdin, str) else self.stdin
@@ -268,7 +290,7 @@ def extract_evidence(stdout: str, nonce: str) -> tuple[str, list[dict]]:
     return pattern.sub(take, stdout), records
 
 
-EVIDENCE_CLIENT = r'''
+EVIDENCE_CLIENT = r"""
 def _rlvr_make_reporter():
     import os as _os
     try:
@@ -307,7 +329,7 @@ def _rlvr_make_reporter():
     return report
 _rlvr_report = _rlvr_make_reporter()
 del _rlvr_make_reporter
-'''
+"""
 """Harness prelude (Python source) defining ``_rlvr_report(record: dict)``; see the module docstring.
 
 The reporter binds every function it uses when the prelude runs (before untrusted code), so a candidate that

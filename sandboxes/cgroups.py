@@ -1,9 +1,10 @@
-"""Per-slot cgroup v1 directories (memory + pids) for the local backend's jobs.
+"""Per-slot job cgroups (cgroup v1: memory, pids, cpu, cpuacct, freezer), created and removed by the host side.
 
-Each worker slot gets ``<own cgroup>/rlvr-<pid>-<tag>/slot<k>`` under the memory and pids hierarchies. The
-directory is bound into the worker's sandbox; the worker moves each job's child in and sets its limits there,
-so a job's processes are limited together (fork bomb, memory touched past the limit) and an OOM kill is
-visible in ``memory.oom_control``.
+Each slot of a sandbox gets ``<own cgroup>/rlvr-<pid>-<tag>/slot<k>-<generation>`` in every hierarchy. Only
+the control files in ``_inside/paths.CGROUP_FILES`` are bound into the slot's sandbox (``binds``); the job's
+first process moves itself in and every process it starts stays there (see ``_inside/jobcgroup.py``). The
+sandbox's base group gets ``cpu.shares`` of one process per slot, and every slot the same share of it, so a job
+running many processes weighs as much as one running one.
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ import secrets
 import time
 from pathlib import Path
 
+from ._inside.paths import CGROUP_DIR, CGROUP_FILES
 from .errors import SandboxUnavailable
 
 ROOT = Path("/sys/fs/cgroup")
-CONTROLLERS = ("memory", "pids")
+CONTROLLERS = tuple(CGROUP_FILES)
+SHARES_PER_SLOT = 1024
 
 
 def own_cgroup(controller: str) -> str:
@@ -29,37 +32,69 @@ def own_cgroup(controller: str) -> str:
 
 
 class CgroupSlots:
-    """Creates and removes the per-slot cgroups of one sandbox instance."""
+    """The per-slot cgroups of one sandbox instance."""
 
-    def __init__(self) -> None:
+    def __init__(self, slots: int) -> None:
         tag = f"rlvr-{os.getpid()}-{secrets.token_hex(3)}"
         self.bases: dict[str, Path] = {}
+        self.generation: dict[int, int] = {}
         for ctl in CONTROLLERS:
             parent = ROOT / ctl / own_cgroup(ctl)
-            _remove_stale(parent)
+            remove_stale(parent)
             base = parent / tag
             try:
                 base.mkdir(parents=False)
             except OSError as exc:
                 self.close()
                 raise SandboxUnavailable(
-                    f"cannot create cgroup {base}: {exc}. The local sandbox needs writable cgroup v1 memory and pids "
-                    "controllers (run as root), or LocalSandbox(cgroups=False) to rely on rlimits alone."
+                    f"cannot create cgroup {base}: {exc}. The sandboxes need writable cgroup v1 memory, pids, cpu, "
+                    "cpuacct and freezer controllers (run as root), or cgroups=False to rely on rlimits alone."
                 ) from exc
             self.bases[ctl] = base
+        _write(self.bases["cpu"] / "cpu.shares", str(SHARES_PER_SLOT * max(1, slots)))
+
+    def _path(self, ctl: str, slot: int) -> Path:
+        return self.bases[ctl] / f"slot{slot}-{self.generation.get(slot, 0)}"
 
     def slot(self, index: int) -> dict[str, str]:
-        dirs = {}
-        for ctl, base in self.bases.items():
-            path = base / f"slot{index}"
+        """Host path of each control file -> where it is bound inside the sandbox."""
+        binds = {}
+        for ctl in CONTROLLERS:
+            path = self._path(ctl, index)
             path.mkdir(exist_ok=True)
-            dirs[ctl] = str(path)
-        return dirs
+            if ctl == "cpu":
+                _write(path / "cpu.shares", str(SHARES_PER_SLOT))
+            for name in CGROUP_FILES[ctl]:
+                if (path / name).exists():
+                    binds[str(path / name)] = f"{CGROUP_DIR}/{ctl}/{name}"
+        return binds
+
+    def tasks(self, index: int) -> list[int]:
+        found = set()
+        for ctl in CONTROLLERS:
+            try:
+                found.update(int(x) for x in (self._path(ctl, index) / "tasks").read_text().split())
+            except OSError:
+                pass
+        return sorted(found)
+
+    def retire(self, index: int, timeout: float = 3.0) -> bool:
+        """After the slot's sandbox is gone: True when its cgroups are empty (then reused), else a new generation.
+
+        A slot whose cgroup still holds a process is never handed to another job.
+        """
+        deadline = time.monotonic() + timeout
+        while self.tasks(index) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if not self.tasks(index):
+            return True
+        self.generation[index] = self.generation.get(index, 0) + 1
+        return False
 
     def close(self) -> None:
         """Remove the slot directories; a cgroup can only go once its processes are gone, so retry briefly."""
         for base in self.bases.values():
-            for _ in range(50):
+            for _ in range(100):
                 try:
                     for child in base.iterdir():
                         if child.is_dir():
@@ -73,7 +108,12 @@ class CgroupSlots:
         self.bases = {}
 
 
-def _remove_stale(parent: Path) -> None:
+def _write(path: Path, value: str) -> None:
+    with open(path, "w") as f:
+        f.write(value)
+
+
+def remove_stale(parent: Path) -> None:
     """Slot cgroups left by sandbox processes that died without closing (``rlvr-<pid>-<tag>``)."""
     try:
         entries = list(parent.glob("rlvr-*-*"))

@@ -1,12 +1,14 @@
 """Container backend: warm containers through the Docker Engine API (``docker`` package; podman speaks it too).
 
 Each slot is a long-lived container of a local image (see scripts/setup_sandbox.sh): no network, read-only
-root, a size-limited tmpfs ``/tmp``, memory/swap and pids limits, all capabilities dropped but the few the
-trusted runner needs, no-new-privs, and a reaping init as PID 1.
+root, size-limited tmpfs ``/tmp``, ``/var/tmp`` and ``/dev/shm`` (wiped after every job), memory/swap and pids
+limits, all capabilities dropped but the few the trusted runner needs, no-new-privs, and a reaping init as
+PID 1. When the engine runs on this machine and we are root, the slot's per-job host cgroups (``cgroups.py``)
+are bound in, exactly as for the local backend.
 
-Two ways to run a job, both through the very same ``jobcore.run_job`` as the local backend (per-slot uid,
-rlimits, seccomp, kill-everything-of-the-uid and wipe after the job; sharing that code is what makes both
-backends report the same ``ExecResult.status`` for the same request):
+Two ways to run a job, both through the very same ``jobcore.run_job`` as the local backend (clean template,
+per-job uid and cgroup, hidepid /proc, rlimits, seccomp, freeze-and-kill and safe wipe after the job; sharing
+that code is what makes both backends report the same ``ExecResult.status`` for the same request):
 
 * ``persistent=True`` (default): one long-lived ``exec`` per container runs the warm worker
   (``_inside/worker.py``); jobs go over the exec's attached stdin/stdout stream (Docker's multiplexed framing),
@@ -30,13 +32,24 @@ import tarfile
 import threading
 
 from . import spec as specmod
-from ._inside import jobcore
+from ._inside import framing, jobcore
+from ._inside.paths import PATH
 from .base import BaseSandbox, ExecRequest, ExecResult, Limits, Status
+from .cgroups import CgroupSlots
 from .errors import SandboxUnavailable
 from .local import INSIDE_DIR
 from .podman import DEFAULT_IMAGE, ensure_service, image_present
 
-RUNNER_CAPS = ["SETUID", "SETGID", "CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL"]
+RUNNER_CAPS = [
+    "SETUID",
+    "SETGID",
+    "CHOWN",
+    "DAC_OVERRIDE",
+    "FOWNER",
+    "KILL",
+    "SYS_ADMIN",
+    "SETPCAP",
+]  # the last two are dropped by the worker once /proc is remounted
 ENV_SPEC_MAX = 120_000  # one environment string may not exceed 128 KiB (MAX_ARG_STRLEN)
 MEMORY_OVERHEAD_MB = 64  # the runner itself, on top of the job's limit
 PROTOCOL_GRACE_S = 30.0
@@ -99,7 +112,7 @@ class _ExecStream:
     def recv_frame(self, timeout: float):
         self.sock.settimeout(timeout)
         (size,) = struct.unpack(">I", self._read(4))
-        return jobcore.decode(self._read(size))
+        return framing.decode(self._read(size))
 
     def close(self) -> None:
         try:
@@ -111,12 +124,21 @@ class _ExecStream:
 class _Slot:
     """One warm container and the client that talks to it."""
 
-    def __init__(self, base_url: str, image: str, name: str, uid: int, limits: Limits, persistent: bool,
-                 host_pidns: int):
+    def __init__(
+        self,
+        base_url: str,
+        image: str,
+        name: str,
+        uids: range,
+        limits: Limits,
+        persistent: bool,
+        host_pidns: int,
+        cgroup_binds: dict[str, str] | None,
+    ):
         import docker
 
         self.client = docker.DockerClient(base_url=base_url, timeout=int(limits.wall_s + PROTOCOL_GRACE_S + 30))
-        self.uid = uid
+        self.uids = uids
         self.key = _container_key(limits)
         self.jobs = 0
         memory = f"{limits.memory_mb + MEMORY_OVERHEAD_MB}m"
@@ -127,7 +149,7 @@ class _Slot:
             detach=True,
             network_mode="none",
             read_only=True,
-            tmpfs={"/tmp": f"size={limits.disk_mb}m,mode=1777"},
+            tmpfs={"/tmp": f"size={limits.disk_mb}m,mode=1777", "/var/tmp": f"size={limits.disk_mb}m,mode=1777"},
             shm_size=f"{max(1, limits.disk_mb)}m",
             mem_limit=memory,
             memswap_limit=memory,
@@ -135,11 +157,15 @@ class _Slot:
             cap_drop=["ALL"],
             cap_add=RUNNER_CAPS,
             security_opt=["no-new-privileges"],
-            volumes={str(INSIDE_DIR): {"bind": "/opt/rlvr", "mode": "ro"}},
+            volumes={
+                str(INSIDE_DIR): {"bind": "/opt/rlvr", "mode": "ro"},
+                **{host: {"bind": inside, "mode": "rw"} for host, inside in (cgroup_binds or {}).items()},
+            },
+            cpu_shares=1024,
             user="0:0",
             hostname="sandbox",
             working_dir="/",
-            environment={"PATH": jobcore.PATH},
+            environment={"PATH": PATH},
             labels={"rlvr-gym.sandbox": "1", "rlvr-gym.owner": _owner()},
         )
         self.stream: _ExecStream | None = None
@@ -151,13 +177,13 @@ class _Slot:
                 raise
 
     def _start_worker(self, host_pidns: int) -> _ExecStream:
-        oom = "/sys/fs/cgroup/memory/memory.oom_control"
-        argv = ["/usr/bin/python3", "-I", "-S", "/opt/rlvr/worker.py", str(self.uid), str(host_pidns), "-", "-", oom]
+        argv = ["/usr/bin/python3", "-I", "-S", "/opt/rlvr/worker.py", str(self.uids.start), str(host_pidns)]
         api = self.client.api
-        exec_id = api.exec_create(self.container.id, argv, stdin=True, stdout=True, stderr=False, tty=False,
-                                  user="0:0")["Id"]
+        exec_id = api.exec_create(
+            self.container.id, argv, stdin=True, stdout=True, stderr=False, tty=False, user="0:0"
+        )["Id"]
         stream = _ExecStream(api.exec_start(exec_id, socket=True))
-        stream.send(jobcore.encode({"hello": True}))
+        stream.send(framing.encode({"hello": True}))
         ready = stream.recv_frame(timeout=60)
         if not (isinstance(ready, dict) and ready.get("ready")):
             raise SandboxUnavailable(f"container worker failed to start: {ready!r}")
@@ -166,9 +192,9 @@ class _Slot:
     def run(self, spec: dict, host_pidns: int) -> dict:
         self.jobs += 1
         if self.stream is not None:
-            self.stream.send(jobcore.encode(spec))
+            self.stream.send(framing.encode(spec))
             return self.stream.recv_frame(timeout=spec["limits"]["wall_s"] + PROTOCOL_GRACE_S)
-        frame = jobcore.encode(spec)
+        frame = framing.encode(spec)
         encoded = base64.b64encode(frame).decode()
         if len(encoded) < ENV_SPEC_MAX:
             env = {"RLVR_SPEC": encoded}
@@ -176,11 +202,12 @@ class _Slot:
             name = f".rlvr-spec-{secrets.token_hex(8)}"
             self._put_root_file(f"/tmp/{name}", frame)
             env = {"RLVR_SPEC_FILE": f"/tmp/{name}"}
-        argv = ["/usr/bin/python3", "-I", "-S", "/opt/rlvr/runjob.py", str(self.uid), str(host_pidns)]
+        uid = self.uids[(self.jobs - 1) % len(self.uids)]  # the one-shot runner rotates by the host's count
+        argv = ["/usr/bin/python3", "-I", "-S", "/opt/rlvr/runjob.py", str(uid), str(host_pidns)]
         exit_code, output = self.container.exec_run(argv, environment=env, user="0:0", stdout=True, stderr=True)
         if exit_code != 0 or len(output) < 4:
             raise RuntimeError(f"runner exited {exit_code}: {output[-500:]!r}")
-        return jobcore.decode(output[4:])
+        return framing.decode(output[4:])
 
     def _put_root_file(self, path: str, data: bytes) -> None:
         buf = io.BytesIO()
@@ -206,8 +233,18 @@ class DockerSandbox(BaseSandbox):
 
     name = "docker"
 
-    def __init__(self, image: str = DEFAULT_IMAGE, base_url: str | None = None, containers: int = 2,
-                 max_jobs: int = 500, persistent: bool = True, inline_python: bool = True):
+    def __init__(
+        self,
+        image: str = DEFAULT_IMAGE,
+        base_url: str | None = None,
+        containers: int = 2,
+        max_jobs: int = 500,
+        persistent: bool = True,
+        inline_python: bool = True,
+        cgroups: bool = True,
+    ):
+        """``cgroups``: put each job in a per-slot host cgroup bound into its container (needs root and the engine
+        on this machine); without it jobs fall back to the container's own limits and kill-by-uid."""
         try:
             import docker
         except ImportError as exc:
@@ -225,7 +262,8 @@ class DockerSandbox(BaseSandbox):
         finally:
             probe.close()
         self._tag = f"rlvr-sbx-{os.getpid()}-{secrets.token_hex(3)}"
-        self._uid_base = 3_000_000 + secrets.randbelow(1_000_000) * 64
+        self._uid_base = 300_000_000 + secrets.randbelow(1000) * jobcore.UID_ROTATION * 64
+        self._cgroups = _local_cgroups(containers) if cgroups else None
         self._host_pidns = os.stat("/proc/self/ns/pid").st_ino
         self._idle: queue.LifoQueue[tuple[int, _Slot | None]] = queue.LifoQueue()
         self._live: dict[int, _Slot] = {}
@@ -241,10 +279,20 @@ class DockerSandbox(BaseSandbox):
         try:
             if box is not None and box.key != _container_key(limits):
                 box.stop()
+                if self._cgroups is not None:
+                    self._cgroups.retire(slot)
                 box = None
             if box is None:
-                box = _Slot(self.base_url, self.image, f"{self._tag}-{slot}-{secrets.token_hex(2)}",
-                            self._uid_base + slot, limits, self.persistent, self._host_pidns)
+                box = _Slot(
+                    self.base_url,
+                    self.image,
+                    f"{self._tag}-{slot}-{secrets.token_hex(2)}",
+                    self.slot_uids(slot),
+                    limits,
+                    self.persistent,
+                    self._host_pidns,
+                    self._cgroups.slot(slot) if self._cgroups else None,
+                )
                 with self._lock:
                     self._live[slot] = box
         except BaseException:
@@ -252,9 +300,16 @@ class DockerSandbox(BaseSandbox):
             raise
         return slot, box
 
+    def slot_uids(self, slot: int) -> range:
+        """The uids jobs of ``slot`` run as (one per job, rotating)."""
+        base = self._uid_base + slot * jobcore.UID_ROTATION
+        return range(base, base + jobcore.UID_ROTATION)
+
     def _release(self, slot: int, box: _Slot, recycle: bool) -> None:
         if recycle or box.jobs >= self.max_jobs or self._closed:
             box.stop()
+            if self._cgroups is not None:
+                self._cgroups.retire(slot)
             with self._lock:
                 self._live.pop(slot, None)
             self._idle.put((slot, None))
@@ -283,3 +338,15 @@ class DockerSandbox(BaseSandbox):
             self._live.clear()
         for box in boxes:
             box.stop()
+        if self._cgroups is not None:
+            self._cgroups.close()
+
+
+def _local_cgroups(slots: int) -> CgroupSlots | None:
+    """Host cgroups for the containers' jobs, when this process can make them (root, cgroup v1 here)."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        return CgroupSlots(slots)
+    except SandboxUnavailable:
+        return None

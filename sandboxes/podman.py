@@ -47,20 +47,30 @@ def ensure_service(socket_path: str | None = None, timeout: float = 30.0) -> str
         if Path(candidate).exists() and _ping(f"unix://{candidate}"):
             return f"unix://{candidate}"
     if shutil.which("podman") is None:
-        raise SandboxUnavailable("podman is not installed and no Docker API socket answers: run "
-                                 "scripts/setup_sandbox.sh (apt-get install podman runc)")
+        raise SandboxUnavailable(
+            "podman is not installed and no Docker API socket answers: run "
+            "scripts/setup_sandbox.sh (apt-get install podman runc)"
+        )
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     log = open(Path(path).parent / "service.log", "ab")
-    subprocess.Popen(["podman", "system", "service", "--time=0", f"unix://{path}"], stdin=subprocess.DEVNULL,
-                     stdout=log, stderr=log, start_new_session=True, close_fds=True)
+    subprocess.Popen(
+        ["podman", "system", "service", "--time=0", f"unix://{path}"],
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=log,
+        start_new_session=True,
+        close_fds=True,
+    )
     log.close()
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if Path(path).exists() and _ping(f"unix://{path}"):
             return f"unix://{path}"
         time.sleep(0.2)
-    raise SandboxUnavailable(f"podman system service did not come up on {path} within {timeout:.0f}s "
-                             f"(see {Path(path).parent / 'service.log'})")
+    raise SandboxUnavailable(
+        f"podman system service did not come up on {path} within {timeout:.0f}s "
+        f"(see {Path(path).parent / 'service.log'})"
+    )
 
 
 def image_present(client, image: str) -> bool:

@@ -10,17 +10,21 @@ INSIDE_DIR_NAME = "_inside"
 def to_spec(request: ExecRequest, inline_python: bool = True) -> dict:
     """The job as jobcore.run_job expects it (plain JSON-able values and bytes).
 
-    ``inline_python``: run ``code`` in the warm worker's forked interpreter (fast) rather than exec'ing a new
-    ``python3 main.py``. A fork inherits the worker's address space, whose freed heap may still hold bytes of
-    earlier requests; a job scanning raw memory could find them. Pass False when requests carry secrets that
-    other jobs must not see (an exec replaces the address space; ~15 ms more per job).
+    ``inline_python``: run ``code`` in a fork of the slot's warm template interpreter (fast) rather than exec'ing
+    a new ``python3 main.py``. The template is a fresh interpreter that never receives any request's data, so
+    neither mode lets a job find an earlier job's inputs in its memory.
     """
+    seed = request.effective_hash_seed()
+    env = dict(request.env)
+    if seed is not None:
+        env["PYTHONHASHSEED"] = str(seed)
     return {
         "argv": request.command(),
         "code_fast": inline_python and request.code is not None,
         "files": request.file_items(),
         "stdin": request.stdin_bytes(),
-        "env": dict(request.env),
+        "env": env,
+        "hash_seed": seed,
         "limits": request.limits.model_dump(),
         "collect": list(request.collect),
         "evidence": request.evidence,

@@ -5,7 +5,8 @@
 #   SKIP_IMAGE=1 scripts/setup_sandbox.sh   # local backend only
 #
 # Local backend: bubblewrap (namespaces + mounts), python3-seccomp (the seccomp filter, loaded by Debian's
-# /usr/bin/python3 inside the sandbox), cgroup v1 memory/pids controllers (checked, not installed).
+# /usr/bin/python3 inside the sandbox), cgroup v1 memory/pids/cpu/cpuacct/freezer controllers (checked,
+# not installed). apt waits for the dpkg lock (APT_LOCK_TIMEOUT, default 600 s) or uses scripts/apt_install.sh.
 # Container backend: podman + runc speaking the Docker Engine API on a unix socket, and a local image built from a
 # debootstrap'd Debian rootfs (no image registry needed). The rootfs tarball is cached under $RLVR_CACHE.
 set -euo pipefail
@@ -38,16 +39,48 @@ if [ -z "${SKIP_IMAGE:-}" ]; then
     command -v "${spec%%:*}" >/dev/null 2>&1 || need_pkgs+=("${spec#*:}")
   done
 fi
+# apt/dpkg may be busy (another installer, unattended-upgrades): wait for its locks instead of failing.
+APT_LOCK_TIMEOUT="${APT_LOCK_TIMEOUT:-600}"
+apt_locked() {
+  local lock
+  for lock in /var/lib/dpkg/lock-frontend /var/lib/dpkg/lock /var/lib/apt/lists/lock /var/cache/apt/archives/lock; do
+    [ -e "$lock" ] || continue
+    if command -v fuser >/dev/null 2>&1; then
+      fuser "$lock" >/dev/null 2>&1 && return 0
+    elif ! flock -n "$lock" true 2>/dev/null; then
+      return 0
+    fi
+  done
+  return 1
+}
+wait_for_apt() {
+  local waited=0
+  while apt_locked; do
+    [ "$waited" -ge "$APT_LOCK_TIMEOUT" ] && die "apt/dpkg still locked after ${APT_LOCK_TIMEOUT}s (another install running?); rerun later or raise APT_LOCK_TIMEOUT"
+    [ "$waited" = 0 ] && log "apt/dpkg is locked by another process; waiting up to ${APT_LOCK_TIMEOUT}s"
+    sleep 5; waited=$((waited + 5))
+  done
+}
+apt_install() {
+  if [ -x "$ROOT_DIR/scripts/apt_install.sh" ]; then
+    bash "$ROOT_DIR/scripts/apt_install.sh" "$@"
+    return
+  fi
+  wait_for_apt
+  apt-get -o DPkg::Lock::Timeout="$APT_LOCK_TIMEOUT" update -qq
+  wait_for_apt
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout="$APT_LOCK_TIMEOUT" install -y -qq \
+    --no-install-recommends "$@" >/dev/null
+}
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   log "installing ${need_pkgs[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
+  apt_install "${need_pkgs[@]}"
 fi
 
 "$PY" -m pip install -q "docker>=7" 2>/dev/null || log "warning: pip install docker failed (container backend needs it)"
 
 # cgroup v1 controllers the local backend uses: fail clearly now rather than at the first job.
-for ctl in memory pids; do
+for ctl in memory pids cpu cpuacct freezer; do
   [ -w "/sys/fs/cgroup/$ctl" ] || die "cgroup v1 '$ctl' controller not writable at /sys/fs/cgroup/$ctl"
 done
 log "local backend primitives: ok ($(bwrap --version))"

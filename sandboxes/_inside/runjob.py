@@ -1,8 +1,8 @@
-"""Per-job runner of the container backend: ``docker exec`` runs this as root inside a warm container.
+"""One-shot runner of the container backend (``persistent=False``): ``docker exec`` runs this per job, as root.
 
-The job spec comes in the environment variable RLVR_SPEC (base64 of a jobcore frame) or, when large, in a
-root-only file named by RLVR_SPEC_FILE. The framed result goes to stdout; the child's own output never does.
-Arguments: UID HOST_PIDNS.
+The job spec comes in the environment variable RLVR_SPEC (base64 of a frame) or, when large, in a root-only
+file named by RLVR_SPEC_FILE. The framed result goes to stdout; the child's own output never does.
+Arguments: UID_BASE HOST_PIDNS. The template process is started before the spec is read.
 """
 
 import base64
@@ -11,13 +11,16 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import framing  # noqa: E402
 import jobcore  # noqa: E402
-
-OOM_CONTROL = "/sys/fs/cgroup/memory/memory.oom_control"
+import privileges  # noqa: E402
 
 
 def main() -> None:
-    uid, host_pidns = int(sys.argv[1]), int(sys.argv[2])
+    uid_base, host_pidns = int(sys.argv[1]), int(sys.argv[2])
+    privileges.drop_capabilities(privileges.CAP_SYS_ADMIN, privileges.CAP_SETPCAP)
+    ctx = jobcore.Context(uid_base, host_pidns)
+    ctx.template(None)
     if "RLVR_SPEC_FILE" in os.environ:
         path = os.environ.pop("RLVR_SPEC_FILE")
         with open(path, "rb") as f:
@@ -25,17 +28,12 @@ def main() -> None:
         os.unlink(path)
     else:
         data = base64.b64decode(os.environ.pop("RLVR_SPEC"))
-    spec = jobcore.decode(data[4:])
-    # fast_code=False: the runner's environ block holds podman's defaults (HOME=/root ...); an exec'd python3
-    # starts from exactly the job's environment, /proc/self/environ included.
-    ctx = jobcore.Context(uid, host_pidns, fast_code=False,
-                          oom_control=OOM_CONTROL if os.path.exists(OOM_CONTROL) else None)
-    ctx.lock_down()
+    spec = framing.decode(data[4:])
     try:
         result = jobcore.run_job(spec, ctx)
     except Exception as exc:
         result = {"status": "sandbox_error", "reason": f"runner: {type(exc).__name__}: {exc}", "dirty": True}
-    jobcore.send_frame(1, result)
+    framing.send_frame(1, result)
 
 
 if __name__ == "__main__":

@@ -1,53 +1,51 @@
-"""Warm worker: runs inside the sandbox (bubblewrap, or a container), one forked child per job (see jobcore).
+"""Warm worker: the trusted side inside one sandbox slot (bubblewrap, or a container); one job at a time.
 
-``/usr/bin/python3 -I -S worker.py UID HOST_PIDNS MEM_CGROUP PIDS_CGROUP OOM_CONTROL`` (``-`` for none).
-Protocol on fd 0 / fd 1, framed (jobcore.send_frame): the supervisor sends a hello, the worker answers
-``{"ready": true}``, then each job spec is answered by its result; EOF ends the worker. Modules a typical
-job imports are loaded once here, so each forked child starts warm.
+``/usr/bin/python3 -I -S worker.py UID_BASE HOST_PIDNS [OPTIONS_JSON]``. Protocol on fd 0 / fd 1, framed
+(framing.send_frame): the supervisor sends a hello, the worker answers ``{"ready": true}``, then each job spec
+is answered by its result; EOF ends the worker. OPTIONS_JSON (all default true; the benchmark turns them off
+one at a time to price them): ``hidepid`` (/proc shows a job only its own processes), ``seccomp``,
+``fast_code`` (run ``code`` in the template's warm interpreter instead of exec'ing python3).
+
+The worker starts with CAP_SYS_ADMIN and CAP_SETPCAP only to remount /proc; it drops both (bounding set
+included) before it reads its first frame. It never forks a job itself: jobs come from a template process
+(zygote.py) exec'd fresh, so nothing the worker has read (earlier requests) is in a job's memory.
 """
 
-import gc
+import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import framing  # noqa: E402
 import jobcore  # noqa: E402
+import privileges  # noqa: E402
 
-PRELOAD = ("collections", "itertools", "functools", "math", "re", "heapq", "bisect", "string", "json", "typing",
-           "random", "traceback", "io", "types", "atexit", "dataclasses", "operator", "copy", "statistics")
 CLEAN_ENV = {"PATH": jobcore.PATH, "LANG": "C.UTF-8"}
 
 
 def main() -> None:
-    if dict(os.environ) != CLEAN_ENV:
-        # a job forked from here sees this process's initial environ block in /proc/self/environ: make it clean
-        os.execve(sys.executable, [sys.executable, "-I", "-S", *sys.argv], CLEAN_ENV)
-    uid, host_pidns = int(sys.argv[1]), int(sys.argv[2])
-    mem_cg, pids_cg, oom = (None if a == "-" else a for a in (sys.argv[3:6] + ["-"] * 3)[:3])
+    uid_base, host_pidns = int(sys.argv[1]), int(sys.argv[2])
+    options = {"hidepid": True, "seccomp": True, "fast_code": True}
+    options.update(json.loads(sys.argv[3]) if len(sys.argv) > 3 else {})
+    if options["hidepid"]:
+        privileges.hide_other_processes()
+    privileges.drop_capabilities(privileges.CAP_SYS_ADMIN, privileges.CAP_SETPCAP)
     os.chmod("/tmp", 0o1777)
-    ctx = jobcore.Context(uid, host_pidns, mem_cg, pids_cg, oom_control=oom)
-    for name in PRELOAD:
-        try:
-            __import__(name)
-        except ImportError:
-            pass
-    ctx.join_cgroups()
-    ctx.lock_down()
-    gc.collect()
-    gc.freeze()  # keep the forked children's copy-on-write pages shared
-    jobcore.recv_frame(0)
-    jobcore.send_frame(1, {"ready": True})
+    ctx = jobcore.Context(uid_base, host_pidns, fast_code=options["fast_code"], seccomp=options["seccomp"])
+    ctx.template(None)  # started before any request arrives
+    framing.recv_frame(0)
+    framing.send_frame(1, {"ready": True})
     while True:
         try:
-            spec = jobcore.recv_frame(0)
+            spec = framing.recv_frame(0)
         except EOFError:
             return
         try:
             result = jobcore.run_job(spec, ctx)
         except Exception as exc:  # report, and let the supervisor recycle this worker
             result = {"status": "sandbox_error", "reason": f"worker: {type(exc).__name__}: {exc}", "dirty": True}
-        jobcore.send_frame(1, result)
+        framing.send_frame(1, result)
 
 
 if __name__ == "__main__":

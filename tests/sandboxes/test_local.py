@@ -56,11 +56,11 @@ def test_job_refuses_to_run_in_host_namespace():
     """run_job wipes /tmp and kills by uid: it must refuse outside a sandbox pid namespace."""
     host = os.stat("/proc/self/ns/pid").st_ino
     with pytest.raises(RuntimeError, match="outside a sandbox"):
-        jobcore.Context(uid=1_234_567, host_pidns=host)
+        jobcore.Context(uid_base=1_234_567, host_pidns=host)
     with pytest.raises(RuntimeError, match="outside a sandbox"):
-        jobcore.Context(uid=1_234_567, host_pidns=None)
+        jobcore.Context(uid_base=1_234_567, host_pidns=None)
     with pytest.raises(ValueError):
-        jobcore.Context(uid=0, host_pidns=host + 1)
+        jobcore.Context(uid_base=0, host_pidns=host + 1)
 
 
 def test_missing_bubblewrap_is_explained(monkeypatch):

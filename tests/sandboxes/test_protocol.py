@@ -37,8 +37,15 @@ def test_reserved_names_and_network():
 
 def test_extract_evidence_keeps_only_nonce_records():
     nonce = "ab" * 16
-    out = ("hello\n" + nonce + ' {"test": 0, "passed": true}\n' + "ff" * 16 + ' {"passed": true}\nprinted\n'
-           + nonce + " not-json\n")
+    out = (
+        "hello\n"
+        + nonce
+        + ' {"test": 0, "passed": true}\n'
+        + "ff" * 16
+        + ' {"passed": true}\nprinted\n'
+        + nonce
+        + " not-json\n"
+    )
     rest, records = extract_evidence(out, nonce)
     assert records[0] == {"test": 0, "passed": True}
     assert records[1] == {"_malformed": "not-json"}

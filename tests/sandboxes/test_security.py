@@ -33,6 +33,7 @@ def report(result) -> dict:
 
 # ---------------------------------------------------------------- basics and status mapping
 
+
 def test_ok_stdout_stderr_exit_codes(sandbox):
     r = run(sandbox, "import sys; print('out'); print('err', file=sys.stderr)")
     assert (r.status, r.exit_code, r.stdout, r.stderr) == (Status.OK, 0, "out\n", "err\n")
@@ -45,9 +46,15 @@ def test_ok_stdout_stderr_exit_codes(sandbox):
 
 
 def test_argv_files_stdin_collect(sandbox):
-    req = ExecRequest(argv=["python3", "helper.py", "a b"], files={"helper.py": "import sys\nd = sys.stdin.read()\n"
-                      "open('out/res.txt', 'w').write(d.upper() + sys.argv[1])\n", "out/.keep": ""},
-                      stdin="hello", collect=["out/res.txt", "missing.txt"])
+    req = ExecRequest(
+        argv=["python3", "helper.py", "a b"],
+        files={
+            "helper.py": "import sys\nd = sys.stdin.read()\nopen('out/res.txt', 'w').write(d.upper() + sys.argv[1])\n",
+            "out/.keep": "",
+        },
+        stdin="hello",
+        collect=["out/res.txt", "missing.txt"],
+    )
     r = sandbox.run(req)
     assert r.status is Status.OK, r.stderr
     assert r.files == {"out/res.txt": b"HELLOa b"}
@@ -61,6 +68,7 @@ def test_network_request_refused(sandbox):
 
 
 # ---------------------------------------------------------------- resource abuse
+
 
 def test_infinite_loop_wall(sandbox):
     t = time.monotonic()
@@ -85,44 +93,62 @@ def test_huge_allocation(sandbox):
 
 
 def test_touch_memory_past_limit(sandbox):
-    r = run(sandbox, """
+    r = run(
+        sandbox,
+        """
         chunks = []
         while True:
             chunks.append(b"x" * (1 << 20))   # touched pages, 1 MiB at a time
-    """, limits=Limits(memory_mb=128, wall_s=10))
+    """,
+        limits=Limits(memory_mb=128, wall_s=10),
+    )
     assert r.status is Status.MEMORY
 
 
 def test_memory_in_subprocess(sandbox):
-    r = run(sandbox, """
+    r = run(
+        sandbox,
+        """
         import subprocess, sys
         sys.exit(subprocess.run([sys.executable, "-c", "x = bytearray(10 * 1024**3)"]).returncode)
-    """)
+    """,
+    )
     assert r.status is Status.MEMORY and "MemoryError" in r.stderr
 
 
 def test_fork_bomb(sandbox):
-    r = run(sandbox, """
+    r = run(
+        sandbox,
+        """
         import os
         while True:
             try:
                 os.fork()
             except OSError:
                 pass
-    """, limits=Limits(wall_s=2, processes=32))
+    """,
+        limits=Limits(wall_s=2, processes=32),
+    )
     assert r.status is Status.TIMEOUT
-    after = report(run(sandbox, """
+    after = report(
+        run(
+            sandbox,
+            """
         import json, os
         me = os.getuid()
         others = [p for p in os.listdir('/proc') if p.isdigit() and int(p) != os.getpid()
                   and os.stat('/proc/' + p).st_uid == me]
         print(json.dumps({"others": others}))
-    """))
+    """,
+        )
+    )
     assert after["others"] == []
 
 
 def test_thread_limit(sandbox):
-    r = run(sandbox, """
+    r = run(
+        sandbox,
+        """
         import threading, time
         n = 0
         try:
@@ -131,40 +157,54 @@ def test_thread_limit(sandbox):
         except RuntimeError:
             pass
         print(n)
-    """, limits=Limits(processes=16, wall_s=5))
+    """,
+        limits=Limits(processes=16, wall_s=5),
+    )
     assert r.status is Status.OK and int(r.stdout) < 16
 
 
 def test_huge_file(sandbox):
-    r = run(sandbox, """
+    r = run(
+        sandbox,
+        """
         with open("big.bin", "wb") as f:
             block = b"\\0" * (1 << 20)
             for _ in range(10 * 1024):
                 f.write(block)
-    """, limits=Limits(file_size_mb=16, wall_s=10))
+    """,
+        limits=Limits(file_size_mb=16, wall_s=10),
+    )
     assert r.status is Status.ERROR and "File too large" in r.stderr
 
 
 def test_many_files_fill_tmp(sandbox):
-    r = run(sandbox, """
+    r = run(
+        sandbox,
+        """
         import os
         block = b"x" * (1 << 20)
         for i in range(100000):
             with open(f"/tmp/f{i}", "wb") as f:
                 f.write(block)
-    """, limits=Limits(disk_mb=64, wall_s=10))
+    """,
+        limits=Limits(disk_mb=64, wall_s=10),
+    )
     assert r.status is Status.ERROR and "No space left" in r.stderr
     assert report(run(sandbox, "import json, os; print(json.dumps(os.listdir('/tmp')))")) == ["job"]
 
 
 def test_gigabyte_stdout(sandbox):
     t = time.monotonic()
-    r = run(sandbox, """
+    r = run(
+        sandbox,
+        """
         import sys
         line = "y" * 1023 + "\\n"
         for _ in range(1024 * 1024):
             sys.stdout.write(line)
-    """, limits=Limits(output_bytes=100_000, wall_s=20))
+    """,
+        limits=Limits(output_bytes=100_000, wall_s=20),
+    )
     assert r.status is Status.OUTPUT_LIMIT
     assert len(r.stdout) + len(r.stderr) <= 100_000
     assert time.monotonic() - t < 15
@@ -177,9 +217,13 @@ def test_stderr_counts_toward_output(sandbox):
 
 # ---------------------------------------------------------------- filesystem
 
+
 def test_secret_and_project_files_unreadable(sandbox):
     here = os.path.abspath(__file__)
-    found = report(run(sandbox, f"""
+    found = report(
+        run(
+            sandbox,
+            f"""
         import json
         paths = ["/etc/shadow", "/root/.bashrc", {here!r}, "/work/main/pyproject.toml", "/proc/1/environ",
                  "/var/run/docker.sock", "/run/podman/podman.sock", "/run/rlvr-podman/podman.sock"]
@@ -192,12 +236,17 @@ def test_secret_and_project_files_unreadable(sandbox):
             except OSError:
                 pass
         print(json.dumps(readable))
-    """))
+    """,
+        )
+    )
     assert found == []
 
 
 def test_writes_outside_job_dir_fail(sandbox):
-    found = report(run(sandbox, """
+    found = report(
+        run(
+            sandbox,
+            """
         import json, os
         ok = []
         for p in ["/x", "/usr/x", "/etc/x", "/opt/rlvr/x", "/usr/lib/python3.11/os.py", "/proc/x", "/sys/x", "/home/x"]:
@@ -212,12 +261,16 @@ def test_writes_outside_job_dir_fail(sandbox):
         with open("/tmp/scratch.txt", "w") as f:
             f.write("fine")
         print(json.dumps({"ok": ok, "cwd": os.getcwd()}))
-    """))
+    """,
+        )
+    )
     assert found == {"ok": [], "cwd": "/tmp/job"}
 
 
 def test_files_do_not_survive_jobs(sandbox):
-    run(sandbox, """
+    run(
+        sandbox,
+        """
         import os
         open("left.txt", "w").write("x")
         open("/tmp/left2", "w").write("x")
@@ -226,16 +279,23 @@ def test_files_do_not_survive_jobs(sandbox):
             open("/dev/shm/left3", "w").write("x")
         except OSError:
             pass
-    """)
-    seen = report(run(sandbox, """
+    """,
+    )
+    seen = report(
+        run(
+            sandbox,
+            """
         import json, os
         print(json.dumps([p for p in ["left.txt", "/tmp/left2", "deep", "/dev/shm/left3"] if os.path.lexists(p)]
                          + os.listdir('.')))
-    """))
+    """,
+        )
+    )
     assert seen == ["main.py"]
 
 
 # ---------------------------------------------------------------- network and sockets
+
 
 def test_no_tcp_to_host_listener(sandbox):
     server = socket.socket()
@@ -256,7 +316,10 @@ def test_no_tcp_to_host_listener(sandbox):
     thread = threading.Thread(target=accept)
     thread.start()
     try:
-        found = report(run(sandbox, f"""
+        found = report(
+            run(
+                sandbox,
+                f"""
             import json, socket
             res = {{}}
             for host in ["127.0.0.1", "10.0.2.2", "8.8.8.8", "::1"]:
@@ -265,7 +328,9 @@ def test_no_tcp_to_host_listener(sandbox):
                 except OSError as e:
                     res[host] = type(e).__name__
             print(json.dumps(res))
-        """))
+        """,
+            )
+        )
     finally:
         time.sleep(0.3)  # a connection attempt still in flight would be accepted now
         done.set()
@@ -284,7 +349,10 @@ def test_no_host_unix_sockets(sandbox, tmp_path):
     abstract.bind("\0" + name)
     abstract.listen(1)
     try:
-        found = report(run(sandbox, f"""
+        found = report(
+            run(
+                sandbox,
+                f"""
             import json, socket
             res = []
             for addr in [{str(tmp_path / "s.sock")!r}, "\\0{name}", "/run/systemd/private", "/var/run/docker.sock"]:
@@ -294,7 +362,9 @@ def test_no_host_unix_sockets(sandbox, tmp_path):
                 except OSError:
                     pass
             print(json.dumps(res))
-        """))
+        """,
+            )
+        )
     finally:
         path_sock.close()
         abstract.close()
@@ -303,9 +373,12 @@ def test_no_host_unix_sockets(sandbox, tmp_path):
 
 # ---------------------------------------------------------------- processes
 
+
 def test_daemons_and_background_processes_killed(sandbox):
     t = time.monotonic()
-    r = run(sandbox, """
+    r = run(
+        sandbox,
+        """
         import os, subprocess, time
         subprocess.Popen(["sleep", "30"])
         if os.fork() == 0:
@@ -316,18 +389,25 @@ def test_daemons_and_background_processes_killed(sandbox):
                 time.sleep(30)
             os._exit(0)
         print("parent done")
-    """, limits=Limits(wall_s=10))
+    """,
+        limits=Limits(wall_s=10),
+    )
     assert r.status is Status.OK and r.stdout == "parent done\n"
     assert time.monotonic() - t < 5  # orphans holding the pipes open must not stall the job
     assert _host_processes_of_sandbox_uids(sandbox) == []  # seen from the host: nothing of the job survives
-    seen = report(run(sandbox, """
+    seen = report(
+        run(
+            sandbox,
+            """
         import json, os, time
         time.sleep(1.5)
         me = os.getuid()
         procs = [open(f"/proc/{p}/cmdline").read() for p in os.listdir("/proc") if p.isdigit()
                  and int(p) != os.getpid() and os.stat(f"/proc/{p}").st_uid == me]
         print(json.dumps({"procs": procs, "marker": os.path.exists("/tmp/daemon-was-here")}))
-    """))
+    """,
+        )
+    )
     assert seen == {"procs": [], "marker": False}
 
 
@@ -348,7 +428,10 @@ def _host_processes_of_sandbox_uids(sandbox) -> list[str]:
 
 
 def test_signals_to_worker_denied(sandbox):
-    found = report(run(sandbox, """
+    found = report(
+        run(
+            sandbox,
+            """
         import json, os, signal
         res = {}
         for name, pid in [("parent", os.getppid()), ("init", 1)]:
@@ -357,16 +440,22 @@ def test_signals_to_worker_denied(sandbox):
             except OSError as e:
                 res[name] = type(e).__name__
         print(json.dumps(res))
-    """))
+    """,
+        )
+    )
     assert found == {"parent": "PermissionError", "init": "PermissionError"}
-    r = run(sandbox, "import os, signal\ntry:\n    os.kill(-1, signal.SIGKILL)\nexcept OSError:\n    pass\n"
-                     "print('alive')")
+    r = run(
+        sandbox, "import os, signal\ntry:\n    os.kill(-1, signal.SIGKILL)\nexcept OSError:\n    pass\nprint('alive')"
+    )
     assert r.status is Status.OK and r.stdout == "alive\n"
     assert run(sandbox, "print('next')").stdout == "next\n"
 
 
 def test_ptrace_unshare_mount_denied(sandbox):
-    found = report(run(sandbox, """
+    found = report(
+        run(
+            sandbox,
+            """
         import ctypes, json, os
         libc = ctypes.CDLL(None, use_errno=True)
         res = {}
@@ -378,31 +467,46 @@ def test_ptrace_unshare_mount_denied(sandbox):
         res["chroot"] = libc.chroot(b"/tmp")
         res["setuid0"] = libc.setuid(0)
         print(json.dumps(res))
-    """))
+    """,
+        )
+    )
     assert all(v == -1 for v in found.values()), found
 
 
 def test_sysv_shm_between_jobs(sandbox):
     key = 0x5A5A
-    first = report(run(sandbox, f"""
+    first = report(
+        run(
+            sandbox,
+            f"""
         import ctypes, json
         libc = ctypes.CDLL(None, use_errno=True)
         print(json.dumps({{"shmget": libc.shmget({key}, 4096, 0o1666), "msgget": libc.msgget({key}, 0o1666),
                           "semget": libc.semget({key}, 1, 0o1666)}}))
-    """))
-    second = report(run(sandbox, f"""
+    """,
+        )
+    )
+    second = report(
+        run(
+            sandbox,
+            f"""
         import ctypes, json
         libc = ctypes.CDLL(None, use_errno=True)
         lines = open("/proc/sysvipc/shm").read().count(chr(10))
         print(json.dumps({{"found": libc.shmget({key}, 0, 0), "ipcs": lines}}))
-    """))
+    """,
+        )
+    )
     assert first == {"shmget": -1, "msgget": -1, "semget": -1}
     assert second["found"] == -1 and second["ipcs"] <= 1
 
 
 def test_stdin_is_only_the_request(sandbox):
-    r = run(sandbox, "import sys, os; print(repr(sys.stdin.read())); print(sorted(os.listdir('/proc/self/fd')))",
-            stdin="line1\nline2")
+    r = run(
+        sandbox,
+        "import sys, os; print(repr(sys.stdin.read())); print(sorted(os.listdir('/proc/self/fd')))",
+        stdin="line1\nline2",
+    )
     lines = r.stdout.splitlines()
     assert lines[0] == repr("line1\nline2")
     assert eval(lines[1]) in (["0", "1", "2", "3"], ["0", "1", "2"])  # 3 = the listing's own directory fd
@@ -412,10 +516,16 @@ def test_stdin_is_only_the_request(sandbox):
 def test_environment_does_not_leak(sandbox):
     os.environ["RLVR_SECRET_CANARY"] = "s3cret"
     try:
-        found = report(run(sandbox, """
+        found = report(
+            run(
+                sandbox,
+                """
             import json, os
             print(json.dumps({"env": dict(os.environ), "raw": open("/proc/self/environ", "rb").read().decode()}))
-        """, env={"MY_VAR": "1"}))
+        """,
+                env={"MY_VAR": "1"},
+            )
+        )
     finally:
         del os.environ["RLVR_SECRET_CANARY"]
     assert set(found["env"]) == {"PATH", "HOME", "TMPDIR", "LANG", "PYTHONDONTWRITEBYTECODE", "MY_VAR"}
@@ -424,7 +534,10 @@ def test_environment_does_not_leak(sandbox):
 
 
 def test_proc_of_other_processes(sandbox):
-    found = report(run(sandbox, """
+    found = report(
+        run(
+            sandbox,
+            """
         import json, os
         pids = [p for p in os.listdir("/proc") if p.isdigit()]
         readable_environ = []
@@ -440,7 +553,9 @@ def test_proc_of_other_processes(sandbox):
                 except OSError:
                     pass
         print(json.dumps({"n": len(pids), "environ": readable_environ, "cmd": cmdlines}))
-    """))
+    """,
+        )
+    )
     assert found["n"] <= 6  # the sandbox's own init/worker/job only, not the host's processes
     assert found["environ"] == []
     assert not any("pytest" in c for c in found["cmd"])
@@ -448,7 +563,9 @@ def test_proc_of_other_processes(sandbox):
 
 # ---------------------------------------------------------------- evidence, not exit codes
 
-HARNESS = EVIDENCE_CLIENT + """
+HARNESS = (
+    EVIDENCE_CLIENT
+    + """
 ns = {"__name__": "solution"}
 exec(compile(open("solution.py").read(), "solution.py", "exec"), ns)
 for i, test in enumerate(["assert add(1, 2) == 3", "assert add(2, 2) == 4"]):
@@ -459,11 +576,13 @@ for i, test in enumerate(["assert add(1, 2) == 3", "assert add(2, 2) == 4"]):
         _rlvr_report({"test": i, "passed": False, "error": repr(e)})
 _rlvr_report({"done": True})
 """
+)
 
 
 def test_evidence_honest_solution(sandbox):
-    r = sandbox.run(ExecRequest(code=HARNESS, files={"solution.py": "def add(a, b):\n    return a + b\n"},
-                                evidence=True))
+    r = sandbox.run(
+        ExecRequest(code=HARNESS, files={"solution.py": "def add(a, b):\n    return a + b\n"}, evidence=True)
+    )
     assert r.status is Status.OK
     assert r.evidence == [{"test": 0, "passed": True}, {"test": 1, "passed": True}, {"done": True}]
     assert r.stdout.strip() == ""
@@ -501,6 +620,7 @@ def test_evidence_off_has_no_nonce_file(sandbox):
 
 # ---------------------------------------------------------------- concurrency
 
+
 def test_many_threads(sandbox):
     from concurrent.futures import ThreadPoolExecutor
 
@@ -524,12 +644,17 @@ def test_other_container_limits(sandbox, limits):
 
 def test_job_runs_as_unprivileged_host_uid(sandbox):
     """No user namespace: the job's uid is a real, non-zero host uid (a root-run userns would map it to 0)."""
-    found = report(run(sandbox, """
+    found = report(
+        run(
+            sandbox,
+            """
         import json, os
         print(json.dumps({"ids": [os.getuid(), os.geteuid(), os.getgid()], "groups": os.getgroups(),
                           "uid_map": open("/proc/self/uid_map").read().split(),
                           "status": [l.split() for l in open("/proc/self/status")]}))
-    """))
+    """,
+        )
+    )
     assert min(found["ids"]) >= 1000 and found["groups"] == []
     assert found["uid_map"] == ["0", "0", "4294967295"]
     status = {line[0]: line[1:] for line in found["status"] if line}
@@ -540,7 +665,9 @@ def test_job_runs_as_unprivileged_host_uid(sandbox):
 
 def test_memory_of_all_processes_together(sandbox):
     """Each process stays under RLIMIT_AS, together they exceed the limit: the cgroup catches it."""
-    r = run(sandbox, """
+    r = run(
+        sandbox,
+        """
         import os, time
         kids = []
         for _ in range(4):
@@ -554,7 +681,9 @@ def test_memory_of_all_processes_together(sandbox):
             kids.append(pid)
         for pid in kids:
             os.waitpid(pid, 0)
-    """, limits=Limits(memory_mb=256, wall_s=15))
+    """,
+        limits=Limits(memory_mb=256, wall_s=15),
+    )
     assert r.status is Status.MEMORY, (r.status, r.stderr[-500:])
 
 
