@@ -47,9 +47,15 @@ class CandidateFailure(Exception):
         self.line = line
 
 
+_CONTROL_FLOW = (StopIteration, StopAsyncIteration)  # re-raised here they would end a test's loop early
+
+
 def _builtin_exception(name: str) -> type[Exception] | None:
+    """The builtin exception class the tests see for a candidate's `name`; None for control-flow classes."""
     value = vars(builtins).get(name)
-    return value if isinstance(value, type) and issubclass(value, Exception) else None
+    if isinstance(value, type) and issubclass(value, Exception) and not issubclass(value, _CONTROL_FLOW):
+        return value
+    return None
 
 
 def realise(outcome: dict[str, Any]) -> Any:

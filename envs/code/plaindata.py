@@ -46,6 +46,13 @@ def _base_type(value):
 class _Encoder:
     def __init__(self):
         self.nodes = 0
+        self.chars = 0
+
+    def text(self, value):
+        self.chars += len(value)
+        if self.chars > MAX_CHARS:
+            raise PlainDataError(f"value too large (over {MAX_CHARS} characters)")
+        return value
 
     def tree(self, value, depth):
         self.nodes += 1
@@ -61,9 +68,9 @@ class _Encoder:
         if kind is float:
             return float.__float__(value)
         if kind is str:
-            return str.__str__(value)
+            return self.text(str.__str__(value))
         if kind is bytes:
-            return {"b": bytes.hex(bytes(value))}
+            return {"b": self.text(bytes.hex(bytes(value)))}
         if kind is complex:
             return {"c": [complex.__complex__(value).real, complex.__complex__(value).imag]}
         if kind is list:

@@ -12,7 +12,7 @@ is reached only through the calls the plan names. Two modes:
   Used for every `check(candidate)` test (all 164 HumanEval problems) and for assert lists whose candidate
   names are only ever called (the bundled MBPP sample: 10 of 10; generated CodeGen tasks: all).
 * `units`: for assert lists that need objects only the candidate's process can build (a class the solution
-  defines, a candidate name used as a value, functions or setup-defined objects as arguments). Each outermost
+  defines, lambdas or setup-defined classes and functions in the arguments). Each outermost
   call of a candidate name, arguments included, is an expression the sandbox evaluates after running the test
   setup (loaded before the candidate); its value comes back as plain data and the rest of the assert runs here,
   so expected values still never enter the sandbox. An expression that uses names bound inside the assert
@@ -171,9 +171,6 @@ def _needs_units(remote: set[str], setup: ast.Module, asserts: list[ast.stmt], r
     nodes = [node for stmt in asserts for node in ast.walk(stmt)]
     calls = [n for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in remote]
     if any(isinstance(inner, ast.Lambda) for call in calls for inner in ast.walk(call)):
-        return True
-    called = {id(call.func) for call in calls}
-    if any(isinstance(n, ast.Name) and n.id in remote and id(n) not in called for n in nodes):
         return True
     try:
         classes = {n.name for n in ast.walk(ast.parse(reference)) if isinstance(n, ast.ClassDef)}
