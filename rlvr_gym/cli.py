@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import importlib.metadata
 import json
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,10 +22,12 @@ from rich.table import Table
 
 from .agent import make_agent
 from .config import AgentConfig, EvalConfig, apply_overrides, load_yaml, parse_value
+from .episode_log import LogScan, RunLocked
 from .registry import env_info, list_envs, load_plugins, make
+from .rescore import rescore
 from .rollout import collect
 from .summary import summarize, summarize_by
-from .types import Episode, Task
+from .types import EnvUnavailable, Episode
 
 COMMAND_GROUP = "rlvr_gym.commands"
 console = Console(stderr=True)
@@ -65,12 +68,15 @@ def _eval_config(args: argparse.Namespace) -> EvalConfig:
         "output": args.output,
         "step_timeout_s": args.step_timeout,
         "episode_timeout_s": args.episode_timeout,
-        "max_error_rate": args.max_error_rate,
+        "reset_timeout_s": args.reset_timeout,
+        "isolation": args.isolation,
+        "max_errors": args.max_errors,
         "min_pass_rate": args.min_pass_rate,
     }
     data.update({k: v for k, v in flags.items() if v is not None})
-    if args.resume:
-        data["resume"] = True
+    for flag in ("resume", "keep_errors", "force"):
+        if getattr(args, flag):
+            data[flag] = True
     if args.group_by:
         data["group_by"] = args.group_by
     agent = data.setdefault("agent", {})
@@ -105,24 +111,53 @@ def _progress() -> Progress:
     )
 
 
+class EvalInterrupted(Exception):
+    """Ctrl-C during `eval`: carries the summary of what finished (and was written) so far."""
+
+    def __init__(self, summary: dict[str, Any]) -> None:
+        super().__init__("interrupted")
+        self.summary = summary
+
+
+def _write_summary(config: EvalConfig, episodes: list[Episode], output: Path, **extra: Any) -> dict[str, Any]:
+    summary = summarize(episodes)
+    summary["by"] = summarize_by(episodes, config.group_by or None)
+    summary["config"] = json.loads(config.model_dump_json())
+    summary["episodes_path"] = str(output)
+    summary.update(extra)
+    summary_path = output.with_name("summary.json")
+    summary_path.write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    summary["summary_path"] = str(summary_path)
+    return summary
+
+
 def run_eval(config: EvalConfig, *, show_progress: bool = True) -> tuple[list[Episode], dict[str, Any]]:
+    """Run an eval config; raises `EvalInterrupted` (summary so far written) on Ctrl-C."""
     env_info(config.env)
     agent_cfg = config.agent if isinstance(config.agent, AgentConfig) else AgentConfig.model_validate(config.agent)
-    agent = make_agent(agent_cfg.spec, **agent_cfg.factory_options(config.seed))
+    agent = make_agent(agent_cfg.spec, **agent_cfg.factory_options(config.seed, config.concurrency))
     output = config.output_path()
     tasks = list(range(config.task_offset, config.task_offset + config.num_tasks))
     total = len(tasks) * config.group_size
+    seen: list[Episode] = []
     stats = {"n": 0, "reward": 0.0, "passed": 0, "errors": 0}
+
+    def on_resume(scan: LogScan) -> None:
+        for note in scan.notes():
+            console.print(f"[yellow]resume:[/] {note}")
 
     with _progress() as progress:
         bar = progress.add_task(config.env, total=total, reward=0.0, passed=0.0, errors=0, visible=show_progress)
 
         def on_episode(episode: Episode) -> None:
-            stats["n"] += 1
-            stats["reward"] += episode.reward or 0.0
-            stats["passed"] += int(episode.passed)
-            stats["errors"] += int(episode.error is not None)
-            n = stats["n"]
+            seen.append(episode)
+            if episode.error is not None:
+                stats["errors"] += 1
+            else:
+                stats["n"] += 1
+                stats["reward"] += episode.reward or 0.0
+                stats["passed"] += int(episode.passed)
+            n = max(1, stats["n"])
             progress.update(
                 bar, advance=1, reward=stats["reward"] / n, passed=stats["passed"] / n, errors=stats["errors"]
             )
@@ -138,36 +173,39 @@ def run_eval(config: EvalConfig, *, show_progress: bool = True) -> tuple[list[Ep
                     seed=config.seed,
                     output=output,
                     resume=config.resume,
+                    keep_errors=config.keep_errors,
+                    force=config.force,
                     env_kwargs=config.env_kwargs,
                     step_timeout_s=config.step_timeout_s,
                     episode_timeout_s=config.episode_timeout_s,
+                    reset_timeout_s=config.reset_timeout_s,
+                    isolation=config.isolation,
+                    agent_identity=agent_cfg.model_dump(mode="json", exclude={"concurrency"}),
                     on_episode=on_episode,
+                    on_resume=on_resume,
                 )
             finally:
                 await agent.aclose()
 
-        episodes = asyncio.run(go())
-    summary = summarize(episodes)
-    summary["by"] = summarize_by(episodes, config.group_by or None)
-    summary["config"] = json.loads(config.model_dump_json())
-    summary["episodes_path"] = str(output)
-    summary_path = output.with_name("summary.json")
-    summary_path.write_text(json.dumps(summary, indent=2), encoding="utf-8")
-    summary["summary_path"] = str(summary_path)
-    return episodes, summary
+        try:
+            episodes = asyncio.run(go())
+        except KeyboardInterrupt:
+            raise EvalInterrupted(_write_summary(config, seen, output, interrupted=True)) from None
+    return episodes, _write_summary(config, episodes, output)
 
 
 def print_summary(title: str, summary: dict[str, Any]) -> None:
     table = Table(title=title)
     table.add_column("metric")
     table.add_column("value", justify="right")
-    for key in ("episodes", "groups", "mean_reward", "std_reward", "pass_rate", "pass_at_group", "mean_turns",
-                "invalid_action_rate", "error_rate"):
-        value = summary[key]
-        table.add_row(key, f"{value:.4f}" if isinstance(value, float) else str(value))
-    for name, value in summary["components"].items():
+    for key in ("episodes", "rewarded", "groups", "mean_reward", "std_reward", "pass_rate", "pass_at_group",
+                "mean_turns", "invalid_action_rate", "invalid_rate", "error_count"):
+        if key in summary:
+            value = summary[key]
+            table.add_row(key, f"{value:.4f}" if isinstance(value, float) else str(value))
+    for name, value in summary.get("components", {}).items():
         table.add_row(f"component:{name}", f"{value:.4f}")
-    for kind, count in summary["errors"].items():
+    for kind, count in summary.get("errors", {}).items():
         table.add_row(f"error:{kind}", str(count))
     out = Console()
     out.print(table)
@@ -177,17 +215,30 @@ def print_summary(title: str, summary: dict[str, Any]) -> None:
             by_table.add_column(column)
         for value, s in buckets.items():
             by_table.add_row(value, str(s["episodes"]), f"{s['mean_reward']:.4f}", f"{s['pass_rate']:.4f}",
-                             str(sum(s["errors"].values())))
+                             str(s["error_count"]))
         out.print(by_table)
+
+
+def resume_command(argv: Sequence[str]) -> str:
+    rest = [a for a in argv if a != "--resume"]
+    return shlex.join(["rlvr-gym", *rest, "--resume"])
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     config = _eval_config(args)
-    episodes, summary = run_eval(config, show_progress=not args.no_progress)
+    try:
+        _, summary = run_eval(config, show_progress=not args.no_progress)
+    except EvalInterrupted as stop:
+        print_summary(f"{config.env} with {config.agent.spec} (interrupted)", stop.summary)
+        console.print(f"[yellow]interrupted[/]: {stop.summary['episodes']} episode(s) written to "
+                      f"{stop.summary['episodes_path']}\nresume with: {resume_command(args.argv)}")
+        return 130
     print_summary(f"{config.env} with {config.agent.spec}", summary)
     console.print(f"episodes: {summary['episodes_path']}\nsummary:  {summary['summary_path']}")
-    if summary["error_rate"] > config.max_error_rate:
-        console.print(f"[red]error rate {summary['error_rate']:.3f} exceeds {config.max_error_rate}[/]")
+    if summary["error_count"] > config.max_errors:
+        kinds = ", ".join(f"{k}: {v}" for k, v in summary["errors"].items())
+        console.print(f"[red]{summary['error_count']} infrastructure error(s) ({kinds}) exceed --max-errors "
+                      f"{config.max_errors}[/]; retry them with: {resume_command(args.argv)}")
         return 1
     if config.min_pass_rate is not None and summary["pass_rate"] < config.min_pass_rate:
         console.print(f"[red]pass rate {summary['pass_rate']:.3f} below {config.min_pass_rate}[/]")
@@ -196,48 +247,31 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 # ---- verify ----------------------------------------------------------------------------------------------------------
-def resolve_task(env: Any, row: dict[str, Any], id_index: dict[str, int]) -> Task:
-    """A row names its task by a full `task`, a `task_index`, or a `task_id` (looked up among the env's tasks)."""
-    if row.get("task") is not None:
-        return env.coerce_task(row["task"])
-    if row.get("task_index") is not None:
-        return env.get_task(int(row["task_index"]))
-    task_id = str(row.get("task_id", ""))
-    if task_id in id_index:
-        return env.get_task(id_index[task_id])
-    for candidate in reversed([part for part in task_id.replace(":", "-").split("-") if part.isdigit()]):
-        task = env.get_task(int(candidate))
-        if task.id == task_id:
-            return task
-    raise KeyError(f"cannot resolve task {task_id!r}: give task_index or the full task")
+def _env_kwargs(items: list[str] | None) -> dict[str, Any]:
+    return {k: parse_value(v) for k, v in (kv.partition("=")[::2] for kv in items or [])}
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    env = make(args.env, **{k: parse_value(v) for k, v in (kv.partition("=")[::2] for kv in args.env_arg or [])})
-    id_index: dict[str, int] = {}
-    if env.num_tasks is not None and env.num_tasks <= 100_000:
-        id_index = {env.get_task(i).id: i for i in range(env.num_tasks)}
-    rows = [json.loads(line) for line in Path(args.outputs).read_text(encoding="utf-8").splitlines() if line.strip()]
-    scored = []
-    for row in rows:
-        try:
-            task = resolve_task(env, row, id_index)
-            actions = row["outputs"] if "outputs" in row else [row.get("output", "")]
-            verdict = env.verify(task, [str(a) for a in actions])
-            scored.append({**row, "task_id": task.id, "verdict": verdict.model_dump()})
-        except Exception as exc:  # one bad row is reported, not fatal
-            scored.append({**row, "verdict": None, "error": f"{type(exc).__name__}: {exc}"})
+    env = make(args.env, **_env_kwargs(args.env_arg))
+    scored, summary = rescore(env, args.outputs)
     out_path = Path(args.output) if args.output else Path(args.outputs).with_suffix(".scored.jsonl")
-    out_path.write_text("".join(json.dumps(r) + "\n" for r in scored), encoding="utf-8")
-    ok = [r for r in scored if r.get("verdict")]
-    mean = sum(r["verdict"]["reward"] for r in ok) / max(1, len(ok))
-    passed = sum(r["verdict"]["passed"] for r in ok) / max(1, len(ok))
-    print(json.dumps({"rows": len(scored), "scored": len(ok), "mean_reward": mean, "pass_rate": passed,
-                      "errors": len(scored) - len(ok), "output": str(out_path)}))
-    return 0 if len(ok) == len(scored) else 1
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    with out_path.open("w", encoding="utf-8") as f:
+        for record in scored:
+            f.write(json.dumps(record) + "\n")  # ASCII escapes: any text round-trips
+    summary.update({"env": args.env, "input": str(args.outputs), "output": str(out_path)})
+    summary_path = out_path.with_name(out_path.name.removesuffix(".jsonl") + ".summary.json")
+    summary_path.write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    summary["summary_path"] = str(summary_path)
+    for p in summary["problems"][:50]:
+        console.print(f"[yellow]line {p['line']}[/] {p['kind']}: {p['message']}", markup=True, highlight=False)
+    brief = {k: summary[k] for k in ("rows", "rewarded", "mean_reward", "pass_rate", "outcomes", "error_count",
+                                     "output", "summary_path")}
+    print(json.dumps(brief))
+    return 0 if summary["error_count"] == 0 else 1
 
 
-# ---- play ----
+# ---- play ------------------------------------------------------------------------------------------------------------
 def _text_of(message: dict[str, Any]) -> str:
     content = message.get("content")
     if isinstance(content, list):
@@ -245,35 +279,47 @@ def _text_of(message: dict[str, Any]) -> str:
     return content or ""
 
 
-# ---- play --------------------------------------------------------------------------------------------------------------
+def _show(out: Console, observation: list[dict[str, Any]]) -> None:
+    for message in observation:
+        out.print(f"[cyan]\\[{message['role']}][/]")
+        out.print(_text_of(message), markup=False, highlight=False)
+
+
 def cmd_play(args: argparse.Namespace) -> int:
-    env = make(args.env)
+    if args.task_index is not None and args.task_index < 0:
+        console.print(f"[red]error:[/] --task-index must be >= 0, got {args.task_index}")
+        return 2
+    env = make(args.env, **_env_kwargs(args.env_arg))
+    if args.task_index is not None and env.num_tasks is not None and args.task_index >= env.num_tasks:
+        console.print(f"[red]error:[/] --task-index {args.task_index} is out of range 0..{env.num_tasks - 1}")
+        return 2
     options = {"task_index": args.task_index} if args.task_index is not None else None
     obs, info = env.reset(seed=args.seed, options=options)
     out = Console()
     out.print(f"[bold]{args.env}[/] task {info['task_id']} (max {env.max_turns} turns). "
-              "Type your action; '\\n' inserts a newline; Ctrl-D quits.")
-    while True:
-        for message in obs:
-            out.print(f"[cyan]\\[{message['role']}][/]")
-            out.print(_text_of(message), markup=False, highlight=False)
-        try:
-            action = input("> ").replace("\\n", "\n")
-        except EOFError:
-            return 0
-        obs, reward, terminated, truncated, info = env.step(action)
-        if not info.get("valid_action", True):
-            out.print("[yellow](invalid action)[/]")
-        if terminated or truncated:
-            for message in obs:
-                out.print(f"[cyan]\\[{message['role']}][/]")
-                out.print(_text_of(message), markup=False, highlight=False)
-            verdict = info["verdict"]
-            out.print(f"[bold]done[/]: reward {verdict.reward:.3f}, passed {verdict.passed}, "
-                      f"components {verdict.components}")
-            if verdict.feedback:
-                out.print(verdict.feedback, markup=False)
-            return 0
+              "Type your action; '\\n' inserts a newline; Ctrl-D or Ctrl-C quits.")
+    try:
+        while True:
+            _show(out, obs)
+            try:
+                action = input("> ").replace("\\n", "\n")
+            except EOFError:
+                out.print()
+                return 0
+            obs, reward, terminated, truncated, info = env.step(action)
+            if not info.get("valid_action", True):
+                out.print("[yellow](invalid action)[/]")
+            if terminated or truncated:
+                _show(out, obs)
+                verdict = info["verdict"]
+                out.print(f"[bold]done[/]: reward {verdict.reward:.3f}, passed {verdict.passed}, "
+                          f"components {verdict.components}")
+                if verdict.feedback:
+                    out.print(verdict.feedback, markup=False)
+                return 0
+    except KeyboardInterrupt:
+        out.print("\n[yellow]quit[/]")
+        return 130
 
 
 # ---- plug-in commands ----------------------------------------------------------------------------------------------
@@ -289,7 +335,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(fn=cmd_list)
 
-    p = sub.add_parser("eval", help="evaluate an agent on an env")
+    p = sub.add_parser("eval", help="evaluate an agent on an env",
+                       description="Run an agent on an env's tasks; episodes stream to JSONL beside a run manifest "
+                                   "and summary.json. Exit 1 when infrastructure errors exceed --max-errors, "
+                                   "130 on Ctrl-C (resume with --resume).")
     p.add_argument("env", nargs="?")
     p.add_argument("--config", help="YAML EvalConfig (flags override it)")
     p.add_argument("--agent", help="agent spec: smollm2 (default), oracle, constant:<text>, hf:<path>, "
@@ -297,34 +346,48 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-n", "--num-tasks", type=int)
     p.add_argument("--task-offset", type=int)
     p.add_argument("-g", "--group-size", type=int)
-    p.add_argument("-c", "--concurrency", type=int)
+    p.add_argument("-c", "--concurrency", type=int, help="episodes (and model requests) in flight")
     p.add_argument("--seed", type=int)
-    p.add_argument("-o", "--output", help="episodes JSONL (summary.json goes beside it)")
-    p.add_argument("--resume", action="store_true", help="continue a partial episodes file")
+    p.add_argument("-o", "--output", help="episodes JSONL (summary.json and the manifest go beside it)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue a partial episodes file: re-run missing, corrupted and errored episodes")
+    p.add_argument("--keep-errors", action="store_true", help="with --resume: keep errored episodes as they are")
+    p.add_argument("--force", action="store_true", help="with --resume: append even if the run manifest differs")
     p.add_argument("--temperature", type=float)
     p.add_argument("--max-new-tokens", type=int)
     p.add_argument("--system-prompt")
-    p.add_argument("--step-timeout", type=float)
-    p.add_argument("--episode-timeout", type=float)
+    p.add_argument("--step-timeout", type=float, help="seconds per env step (default: the env's own)")
+    p.add_argument("--episode-timeout", type=float, help="seconds per episode (default: the env's own)")
+    p.add_argument("--reset-timeout", type=float, help="seconds per env reset (default: the env's own)")
+    p.add_argument("--isolation", choices=["thread", "process", "auto"],
+                   help="run env calls in threads (fast), child processes (a hung call is killed), or auto "
+                        "(processes after the first timeout); default: what the env declares, else thread")
     p.add_argument("--group-by", action="append", help="task metadata key to break results down by")
     p.add_argument("--env-arg", action="append", metavar="KEY=VALUE", help="env constructor argument")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override any config field (dotted)")
-    p.add_argument("--max-error-rate", type=float)
+    p.add_argument("--max-errors", type=int, help="infrastructure errors tolerated before exit 1 (default 0)")
     p.add_argument("--min-pass-rate", type=float)
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(fn=cmd_eval)
 
-    p = sub.add_parser("verify", help="score a JSONL of external model outputs with the env's verifier")
+    p = sub.add_parser("verify", help="score a JSONL of external model outputs with the env's verifier",
+                       description="Score JSONL rows {task|task_index|task_id, output|outputs} or eval episode "
+                                   "records offline. Bad lines are reported with their line numbers and the rest "
+                                   "scored; writes <input>.scored.jsonl and a summary beside it; exit 1 if any "
+                                   "row could not be scored.")
     p.add_argument("env")
     p.add_argument("outputs", help='JSONL rows {"task_id"|"task_index"|"task", "output"|"outputs"}')
-    p.add_argument("-o", "--output")
+    p.add_argument("-o", "--output", help="scored JSONL (default: <outputs>.scored.jsonl)")
     p.add_argument("--env-arg", action="append", metavar="KEY=VALUE")
     p.set_defaults(fn=cmd_verify)
 
-    p = sub.add_parser("play", help="play an env yourself at the terminal")
-    p.add_argument("env")
-    p.add_argument("--task-index", type=int)
+    p = sub.add_parser("play", help="play an env yourself at the terminal",
+                       description="Play one task of an env at the terminal: type actions, see the env's replies "
+                                   "and the verdict. Ctrl-D or Ctrl-C quits.")
+    p.add_argument("env", help="env id, e.g. rlvr/Math-v0 (see `rlvr-gym list`)")
+    p.add_argument("--task-index", type=int, help="which task (default: drawn from --seed)")
     p.add_argument("--seed", type=int)
+    p.add_argument("--env-arg", action="append", metavar="KEY=VALUE", help="env constructor argument")
     p.set_defaults(fn=cmd_play)
 
     for name in ("train", "report"):
@@ -341,14 +404,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(commands[argv[0]].load()(argv[1:]) or 0)
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = argv
     if args.fn is None:
         console.print(f"[red]{args.plugin}: not available; install the training extra: pip install 'rlvr-gym[train]'[/]")
         return 2
     try:
         return int(args.fn(args) or 0)
-    except (KeyError, ValueError, FileNotFoundError) as exc:
-        console.print(f"[red]error:[/] {exc}")
+    except (KeyError, ValueError, IndexError, FileNotFoundError, EnvUnavailable, RunLocked) as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        console.print(f"[red]error:[/] {message}", markup=True, highlight=False)
         return 2
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/]")
+        return 130
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,7 +21,9 @@ class AgentConfig(BaseModel):
     concurrency: int | None = None
     options: dict[str, Any] = Field(default_factory=dict)
 
-    def factory_options(self, seed: int) -> dict[str, Any]:
+    def factory_options(self, seed: int, run_concurrency: int | None = None) -> dict[str, Any]:
+        """Agent factory options; HTTP/batched backends get the run's concurrency unless the agent sets its own,
+        so `-c N` means N requests in flight."""
         opts: dict[str, Any] = {
             "temperature": self.temperature,
             "top_p": self.top_p,
@@ -30,8 +32,9 @@ class AgentConfig(BaseModel):
         }
         if self.system_prompt is not None:
             opts["system_prompt"] = self.system_prompt
-        if self.concurrency is not None:
-            opts["concurrency"] = self.concurrency
+        concurrency = self.concurrency if self.concurrency is not None else run_concurrency
+        if concurrency is not None:
+            opts["concurrency"] = concurrency
         return {**opts, **self.options}
 
 
@@ -50,10 +53,16 @@ class EvalConfig(BaseModel):
     seed: int = 0
     output: Path | None = None
     resume: bool = False
-    step_timeout_s: float | None = None
-    episode_timeout_s: float | None = None
+    keep_errors: bool = Field(False, description="on resume, keep errored episodes instead of retrying them")
+    force: bool = Field(False, description="on resume, append even if the run manifest differs")
+    step_timeout_s: float | None = Field(None, description="override the env's own step_timeout_s")
+    episode_timeout_s: float | None = Field(None, description="override the env's own episode_timeout_s")
+    reset_timeout_s: float | None = Field(None, description="override the env's own reset_timeout_s")
+    isolation: Literal["thread", "process", "auto"] | None = Field(
+        None, description="where env calls run: threads (fast), child processes (killable), or auto; default: "
+        "what the env declares, else thread")
     group_by: list[str] = Field(default_factory=list)
-    max_error_rate: float = 0.1
+    max_errors: int = Field(0, ge=0, description="exit non-zero when more infrastructure errors than this remain")
     min_pass_rate: float | None = None
 
     def output_path(self) -> Path:

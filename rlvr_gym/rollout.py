@@ -1,12 +1,18 @@
-"""Rollout runner: many episodes at once on asyncio, envs in worker threads, streamed to JSONL, resumable.
+"""Rollout runner: many episodes at once on asyncio, envs off the event loop, streamed to JSONL, resumable.
 
 Design points (each one a known pain in other frameworks):
-- env calls are sync and run in a thread pool, never on the event loop; each env instance serves one episode at a
-  time and an env whose call timed out is discarded, since its thread may still be running;
-- every failure (env crash, policy error, timeout) is recorded on that episode as a typed `EpisodeError`, and the
-  run goes on;
-- episodes stream to JSONL as they finish; `resume=True` reads the file back, drops a torn last line, and runs only
-  the episodes whose ids are missing, so a killed run ends with exactly n x G episodes;
+- env calls are sync and run in worker threads, never on the event loop; each env instance serves one episode at
+  a time. Envs that may hang while holding the interpreter lock run in a child process instead
+  (`isolation="process"`, declared by the env as `isolation = "process"` or chosen by the caller; `"auto"`
+  switches to processes after the first timeout): a timeout then really stops the call, because the child is
+  killed. A thread stuck in a timed-out call is abandoned and replaced, so hung calls never starve the pool;
+- every episode ends as exactly one of scored / invalid / infrastructure error (`Episode.outcome`). Failures (env
+  crash, `InfraError` from a verifier, policy error, timeouts, Ctrl-C) become a typed `EpisodeError` with no
+  reward, and the run goes on;
+- time limits are the env's own (`step_timeout_s`, `episode_timeout_s`, `reset_timeout_s`) unless the caller
+  overrides them;
+- episodes stream to JSONL as they finish (see `episode_log`); resume re-runs missing, corrupted and errored
+  episodes; a run manifest refuses to mix configurations and a file lock refuses a second writer;
 - one seed is derived per episode from (run seed, task, sample) and forwarded to both the env and the agent.
 """
 
@@ -15,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -23,11 +30,18 @@ from typing import Any
 
 from .agent import Agent
 from .env import Env, StepResult
-from .registry import make
-from .types import Episode, EpisodeError, ErrorKind, Message, PolicyError, Task, Turn
+from .env_handles import ISOLATIONS, EnvLimits, EnvRecipe, LocalEnv, ProcessEnv, RemoteEnvError
+from .episode_log import EpisodeLog, LogScan, RunLock
+from .manifest import build_manifest, check_resume, write_manifest
+from .types import Episode, EpisodeError, ErrorKind, InfraError, Message, PolicyError, Task, Turn
 from .workers import EnvWorkers
 
+__all__ = ["EpisodeLog", "EpisodeSpec", "Runner", "collect", "collect_sync", "plan_episodes", "stable_int"]
+
+log = logging.getLogger(__name__)
+
 TaskSpec = int | Sequence[int] | Sequence[Task]
+EnvHandle = LocalEnv | ProcessEnv
 
 
 def stable_int(text: str, bits: int = 31) -> int:
@@ -70,67 +84,55 @@ def plan_episodes(env_id: str, tasks: TaskSpec, group_size: int, seed: int) -> l
     return specs
 
 
-class EpisodeLog:
-    """Append-only JSONL of episodes with crash-safe resume (a torn last line is cut off, never parsed)."""
+@dataclass(frozen=True)
+class Timeouts:
+    """Caller overrides of the env's declared limits (None = use the env's own)."""
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self._file: Any = None
-
-    def read_finished(self) -> dict[str, Episode]:
-        """Episodes already on disk, by id; truncates a partial trailing line so appends stay valid JSONL."""
-        finished: dict[str, Episode] = {}
-        if not self.path.exists():
-            return finished
-        data = self.path.read_bytes()
-        end = data.rfind(b"\n") + 1
-        if end < len(data):
-            with self.path.open("r+b") as f:
-                f.truncate(end)
-        for line in data[:end].splitlines():
-            if not line.strip():
-                continue
-            try:
-                episode = Episode.model_validate_json(line)
-            except ValueError:
-                continue
-            finished.setdefault(episode.episode_id, episode)
-        return finished
-
-    def open(self, append: bool) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = self.path.open("a" if append else "w", encoding="utf-8")
-
-    def write(self, episode: Episode) -> None:
-        self._file.write(episode.model_dump_json() + "\n")
-        self._file.flush()
-
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+    step_s: float | None = None
+    episode_s: float | None = None
+    reset_s: float | None = None
 
 
 class _EnvPool:
-    """Reusable env instances; one episode per instance at a time; poisoned instances are dropped."""
+    """Reusable env handles; one episode per handle at a time; a handle whose call failed or hung is discarded."""
 
-    def __init__(self, factory: Callable[[], Env]) -> None:
+    def __init__(self, factory: Callable[[], Env], isolation: str) -> None:
         self.factory = factory
-        self.idle: list[Env] = []
+        self.isolation = isolation  # "thread" or "process": what new handles are
+        self.idle: list[EnvHandle] = []
+        self.live: set[EnvHandle] = set()
 
-    def acquire(self) -> Env:
-        return self.idle.pop() if self.idle else self.factory()
+    def acquire(self) -> EnvHandle:
+        """Blocking (runs in a worker thread): reuses an idle handle or builds one (a process start included)."""
+        while self.idle:
+            handle = self.idle.pop()
+            if handle.isolated == (self.isolation == "process"):
+                return handle
+            self._close(handle)
+        fresh: EnvHandle = ProcessEnv(self.factory) if self.isolation == "process" else LocalEnv(self.factory())
+        self.live.add(fresh)
+        return fresh
 
-    def release(self, env: Env) -> None:
-        self.idle.append(env)
+    def release(self, handle: EnvHandle) -> None:
+        self.idle.append(handle)
+
+    def discard(self, handle: EnvHandle) -> None:
+        self.live.discard(handle)
+        handle.kill()
+
+    def _close(self, handle: EnvHandle) -> None:
+        self.live.discard(handle)
+        try:
+            handle.close()
+        except Exception:
+            pass
 
     def close(self) -> None:
-        for env in self.idle:
-            try:
-                env.close()
-            except Exception:
-                pass
+        for handle in self.idle:
+            self._close(handle)
         self.idle.clear()
+        for handle in list(self.live):  # in use at shutdown (Ctrl-C): kill child processes, abandon threads
+            self.discard(handle)
 
 
 class _StepTimeout(Exception):
@@ -141,14 +143,38 @@ class _EnvFailure(Exception):
     """An exception raised inside env code, kept apart from agent/policy failures."""
 
     def __init__(self, original: BaseException) -> None:
-        super().__init__(f"{type(original).__name__}: {original}")
+        super().__init__(str(original) if isinstance(original, RemoteEnvError) else f"{type(original).__name__}: "
+                         f"{original}")
         self.original = original
+
+    @property
+    def kind(self) -> ErrorKind:
+        infra = isinstance(self.original, InfraError) or getattr(self.original, "infra", False)
+        return ErrorKind.VERIFIER_ERROR if infra else ErrorKind.ENV_ERROR
+
+    @property
+    def type_name(self) -> str:
+        return getattr(self.original, "type_name", type(self.original).__name__)
+
+
+def env_class_limits(recipe: EnvRecipe | None) -> EnvLimits:
+    """The limits a registered env declares, read from its class and arguments without building it."""
+    if recipe is None:
+        return EnvLimits.of(Env)
+    try:
+        cls = recipe.env_class()
+    except Exception:
+        cls = Env
+    declared = EnvLimits.of(cls)
+    return EnvLimits(
+        recipe.kwargs.get("step_timeout_s", declared.step_s),
+        recipe.kwargs.get("episode_timeout_s", declared.episode_s),
+        recipe.kwargs.get("reset_timeout_s", declared.reset_s),
+    )
 
 
 class Runner:
     """Runs planned episodes with bounded concurrency; see `collect` for the one-call form."""
-
-    default_reset_timeout_s = 300.0  # first reset may build caches (game generation, model files)
 
     def __init__(
         self,
@@ -160,74 +186,106 @@ class Runner:
         env_factory: Callable[[], Env] | None = None,
         step_timeout_s: float | None = None,
         episode_timeout_s: float | None = None,
+        reset_timeout_s: float | None = None,
+        isolation: str | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be >= 1")
+        recipe = EnvRecipe.from_registry(env_id, dict(env_kwargs or {})) if env_factory is None else None
+        declared_isolation = "thread"
+        if recipe is not None:
+            try:
+                declared_isolation = getattr(recipe.env_class(), "isolation", "thread") or "thread"
+            except Exception:
+                pass
+        isolation = isolation or declared_isolation
+        if isolation not in ISOLATIONS:
+            raise ValueError(f"isolation must be one of {ISOLATIONS}, got {isolation!r}")
         self.env_id = env_id
         self.agent = agent
         self.concurrency = concurrency
-        kwargs = dict(env_kwargs or {})
-        self.pool = _EnvPool(env_factory or (lambda: make(env_id, **kwargs)))
-        self.step_timeout_s = step_timeout_s
-        self.episode_timeout_s = episode_timeout_s
+        self.auto_isolation = isolation == "auto"
+        self.pool = _EnvPool(env_factory or recipe, "thread" if isolation == "auto" else isolation)  # type: ignore[arg-type]
+        self.timeouts = Timeouts(step_timeout_s, episode_timeout_s, reset_timeout_s)
+        self.declared = env_class_limits(recipe)
         self._workers: EnvWorkers | None = None
+
+    @property
+    def isolation(self) -> str:
+        return self.pool.isolation
 
     @property
     def workers(self) -> EnvWorkers:
         if self._workers is None:
-            # Spare threads so that a few hung env calls (abandoned after a timeout) do not starve the run.
+            # Spare threads so that a burst of hung env calls does not delay the others before replacements start.
             self._workers = EnvWorkers(asyncio.get_running_loop(), self.concurrency + 4)
         return self._workers
 
-    async def _call(self, fn: Callable[..., Any], *args: Any, timeout: float | None = None, **kwargs: Any) -> Any:
+    def _limit(self, override: float | None, declared: float | None) -> float | None:
+        return override if override is not None else declared
+
+    async def _call(self, fn: Callable[..., Any], *args: Any, timeout: float | None) -> Any:
         def guarded() -> Any:
             try:
-                return fn(*args, **kwargs)
+                return fn(*args)
             except Exception as exc:
                 raise _EnvFailure(exc) from exc
 
         future = self.workers.submit(guarded)
-        if timeout is None:
-            return await future
         try:
+            if timeout is None:
+                return await future
             return await asyncio.wait_for(future, timeout)
         except asyncio.TimeoutError as exc:
+            self._gave_up_on_call()
             raise _StepTimeout(f"env call exceeded {timeout:.1f}s") from exc
+        except asyncio.CancelledError:
+            self._gave_up_on_call()  # episode timeout or Ctrl-C while the call runs
+            raise
+
+    def _gave_up_on_call(self) -> None:
+        """The thread running the abandoned call may be stuck for good: add a fresh one in its place."""
+        self.workers.replace_one()
+        if self.auto_isolation and self.pool.isolation == "thread":
+            log.warning("%s: an env call timed out; running further envs in child processes", self.env_id)
+            self.pool.isolation = "process"
 
     async def _run(self, spec: EpisodeSpec, episode: Episode) -> None:
         options = {"task": spec.task} if spec.task is not None else {"task_index": spec.task_index}
-        holder: list[Env] = []
+        holder: list[EnvHandle] = []
 
-        def acquire_and_reset() -> tuple[Any, dict[str, Any]]:
-            # One thread hop for both; the env is handed out before reset so a failed reset can be discarded.
+        def acquire_and_reset() -> Any:
+            # One thread hop for both; the handle is kept before reset so a failed reset can be discarded.
             holder.append(self.pool.acquire())
-            return holder[0].reset(seed=spec.seed, options=options)
+            return holder[0].reset(spec.seed, options)
 
         t0 = time.perf_counter()
-        try:
-            obs, info = await self._call(acquire_and_reset, timeout=self.step_timeout_s or self.default_reset_timeout_s)
-        except _StepTimeout as exc:
-            episode.error = EpisodeError(kind=ErrorKind.STEP_TIMEOUT, message=f"reset: {exc}", turn=0)
-            return
-        except _EnvFailure as exc:
-            stage = "reset" if holder else "make"
-            episode.error = EpisodeError(
-                kind=ErrorKind.ENV_ERROR, message=f"{stage}: {exc}", turn=0, exception_type=type(exc.original).__name__
-            )
-            return
-        env = holder[0]
-        episode.timings["reset_s"] = time.perf_counter() - t0
         healthy = False
         try:
-            step_timeout = self.step_timeout_s if self.step_timeout_s is not None else env.step_timeout_s
-            task = env.task
-            assert task is not None
-            episode.task_id = info.get("task_id", task.id)
-            episode.task_index = info.get("task_index", spec.task_index)
-            episode.task_metadata = dict(info.get("task_metadata") or {})
+            reset = await self._call(acquire_and_reset, timeout=self._limit(self.timeouts.reset_s,
+                                                                           self.declared.reset_s))
+        except _StepTimeout as exc:
+            episode.error = EpisodeError(kind=ErrorKind.STEP_TIMEOUT, message=f"reset: {exc}", turn=0)
+            return self._finish(holder, healthy)
+        except _EnvFailure as exc:
+            stage = "reset" if holder else "make"
+            episode.error = EpisodeError(kind=exc.kind, message=f"{stage}: {exc}", turn=0,
+                                         exception_type=exc.type_name)
+            return self._finish(holder, healthy)
+        except BaseException:
+            self._finish(holder, healthy)
+            raise
+        handle = holder[0]
+        episode.timings["reset_s"] = time.perf_counter() - t0
+        try:
+            step_timeout = self._limit(self.timeouts.step_s, handle.limits.step_s)
+            task = reset.task
+            episode.task_id = reset.info.get("task_id", task.id)
+            episode.task_index = reset.info.get("task_index", spec.task_index)
+            episode.task_metadata = dict(reset.info.get("task_metadata") or {})
             reference = task.reference_actions if self.agent.reads_reference else None
             ctx = self.agent.start(task.view(), seed=spec.seed, sample_index=spec.sample_index, reference=reference)
-            observation = [Message.model_validate(m) for m in obs]
+            observation = [Message.model_validate(m) for m in reset.observation]
             while True:
                 ctx.turn = len(episode.turns)
                 t_gen = time.perf_counter()
@@ -235,32 +293,15 @@ class Runner:
                 gen_s = time.perf_counter() - t_gen
                 t_env = time.perf_counter()
                 try:
-                    result: StepResult = await self._call(env.step_result, step.text, timeout=step_timeout)
+                    result: StepResult = await self._call(handle.step, step.text, timeout=step_timeout)
                 except _StepTimeout as exc:
                     episode.error = EpisodeError(kind=ErrorKind.STEP_TIMEOUT, message=str(exc), turn=ctx.turn)
                     return
-                generation = step.generation
-                reward, terminated, truncated, verdict = result.reward, result.terminated, result.truncated, result.verdict
-                episode.turns.append(
-                    Turn(
-                        index=ctx.turn,
-                        observation=observation,
-                        action=step.text,
-                        prompt_token_ids=generation.prompt_token_ids if generation else None,
-                        token_ids=generation.token_ids if generation else None,
-                        logprobs=generation.logprobs if generation else None,
-                        reward=float(reward),
-                        valid_action=result.valid_action,
-                        info=_jsonable(result.info),
-                        generation_s=gen_s,
-                        env_s=time.perf_counter() - t_env,
-                    )
-                )
-                episode.total_reward += float(reward)
+                self._record_turn(episode, ctx.turn, observation, step, result, gen_s, time.perf_counter() - t_env)
                 observation = list(result.observation)
-                if terminated or truncated:
-                    episode.terminated, episode.truncated = bool(terminated), bool(truncated)
-                    episode.verdict = verdict
+                if result.terminated or result.truncated:
+                    episode.terminated, episode.truncated = bool(result.terminated), bool(result.truncated)
+                    episode.verdict = result.verdict
                     episode.final_observation = observation
                     healthy = True
                     return
@@ -271,10 +312,7 @@ class Runner:
             )
         except _EnvFailure as exc:
             episode.error = EpisodeError(
-                kind=ErrorKind.ENV_ERROR,
-                message=str(exc),
-                turn=len(episode.turns),
-                exception_type=type(exc.original).__name__,
+                kind=exc.kind, message=str(exc), turn=len(episode.turns), exception_type=exc.type_name
             )
         except Exception as exc:
             healthy = True  # the agent failed; the env instance is still sound
@@ -285,11 +323,39 @@ class Runner:
                 exception_type=type(exc).__name__,
             )
         finally:
-            if healthy:
-                self.pool.release(env)
+            self._finish(holder, healthy)
 
-    async def run_episode(self, spec: EpisodeSpec) -> Episode:
-        episode = Episode(
+    def _finish(self, holder: list[EnvHandle], healthy: bool) -> None:
+        if not holder:
+            return
+        if healthy:
+            self.pool.release(holder[0])
+        else:
+            self.pool.discard(holder[0])
+
+    @staticmethod
+    def _record_turn(episode: Episode, index: int, observation: list[Message], step: Any, result: StepResult,
+                     gen_s: float, env_s: float) -> None:
+        generation = step.generation
+        episode.turns.append(
+            Turn(
+                index=index,
+                observation=observation,
+                action=step.text,
+                prompt_token_ids=generation.prompt_token_ids if generation else None,
+                token_ids=generation.token_ids if generation else None,
+                logprobs=generation.logprobs if generation else None,
+                reward=float(result.reward),
+                valid_action=result.valid_action,
+                info=jsonable(result.info),
+                generation_s=gen_s,
+                env_s=env_s,
+            )
+        )
+        episode.total_reward += float(result.reward)
+
+    def new_episode(self, spec: EpisodeSpec) -> Episode:
+        return Episode(
             episode_id=spec.episode_id,
             env_id=self.env_id,
             task_id=spec.task.id if spec.task else spec.task_key,
@@ -299,14 +365,16 @@ class Runner:
             sample_index=spec.sample_index,
             agent=self.agent.name,
         )
+
+    async def run_episode(self, spec: EpisodeSpec, episode: Episode | None = None) -> Episode:
+        episode = episode if episode is not None else self.new_episode(spec)
+        budget = self._limit(self.timeouts.episode_s, self.declared.episode_s)
         t0 = time.perf_counter()
         try:
-            await asyncio.wait_for(self._run(spec, episode), self.episode_timeout_s)
+            await asyncio.wait_for(self._run(spec, episode), budget)
         except asyncio.TimeoutError:
             episode.error = EpisodeError(
-                kind=ErrorKind.EPISODE_TIMEOUT,
-                message=f"episode exceeded {self.episode_timeout_s}s",
-                turn=len(episode.turns),
+                kind=ErrorKind.EPISODE_TIMEOUT, message=f"episode exceeded {budget}s", turn=len(episode.turns)
             )
         episode.timings["total_s"] = time.perf_counter() - t0
         return episode
@@ -318,18 +386,29 @@ class Runner:
         log: EpisodeLog | None = None,
         on_episode: Callable[[Episode], None] | None = None,
     ) -> list[Episode]:
+        """Run `specs`; on cancellation (Ctrl-C) the episodes in flight are written as `interrupted` errors."""
         specs = list(specs)
         results: dict[str, Episode] = {}
         semaphore = asyncio.Semaphore(self.concurrency)
 
-        async def one(spec: EpisodeSpec) -> None:
-            async with semaphore:
-                episode = await self.run_episode(spec)
-            results[spec.episode_id] = episode
+        def finished(episode: Episode) -> None:
+            results[episode.episode_id] = episode
             if log is not None:
                 log.write(episode)
             if on_episode is not None:
                 on_episode(episode)
+
+        async def one(spec: EpisodeSpec) -> None:
+            async with semaphore:
+                episode = self.new_episode(spec)
+                try:
+                    await self.run_episode(spec, episode)
+                except asyncio.CancelledError:
+                    episode.error = EpisodeError(kind=ErrorKind.INTERRUPTED, message="the run was interrupted",
+                                                 turn=len(episode.turns))
+                    finished(episode)
+                    raise
+            finished(episode)
 
         await asyncio.gather(*(one(spec) for spec in specs))
         return [results[spec.episode_id] for spec in specs]
@@ -340,13 +419,16 @@ class Runner:
             self._workers.close()
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
     """Info dicts may hold models or numpy values; keep what JSON can carry."""
     try:
         json.dumps(value)
         return value
-    except TypeError:
+    except (TypeError, ValueError):
         return json.loads(json.dumps(value, default=_default))
+
+
+_jsonable = jsonable  # older name
 
 
 def _default(obj: Any) -> Any:
@@ -355,6 +437,37 @@ def _default(obj: Any) -> Any:
     if hasattr(obj, "tolist"):
         return obj.tolist()
     return repr(obj)
+
+
+@dataclass
+class RunStore:
+    """An output file opened for a run: the lock held, the manifest checked/written, the log ready to append."""
+
+    log: EpisodeLog
+    lock: RunLock
+    scan: LogScan
+    manifest_diffs: list[str]
+
+    def close(self) -> None:
+        self.log.close()
+        self.lock.release()
+
+
+def open_store(output: str | Path, manifest: dict[str, Any], *, resume: bool, keep_errors: bool = False,
+               force: bool = False) -> RunStore:
+    """Lock the output, check the manifest on resume (see `manifest.check_resume`), scan and open the log."""
+    lock = RunLock(output)
+    lock.acquire()
+    try:
+        diffs = check_resume(output, manifest, force=force) if resume else []
+        episode_log = EpisodeLog(output)
+        scan = episode_log.scan(keep_errors=keep_errors) if resume else LogScan()
+        write_manifest(output, manifest, forced_over=diffs)
+        episode_log.open(append=resume)
+    except BaseException:
+        lock.release()
+        raise
+    return RunStore(episode_log, lock, scan, diffs)
 
 
 async def collect(
@@ -367,24 +480,25 @@ async def collect(
     seed: int = 0,
     output: str | Path | None = None,
     resume: bool = False,
+    keep_errors: bool = False,
+    force: bool = False,
     env_kwargs: dict[str, Any] | None = None,
     env_factory: Callable[[], Env] | None = None,
     step_timeout_s: float | None = None,
     episode_timeout_s: float | None = None,
+    reset_timeout_s: float | None = None,
+    isolation: str | None = None,
+    agent_identity: dict[str, Any] | None = None,
     on_episode: Callable[[Episode], None] | None = None,
+    on_resume: Callable[[LogScan], None] | None = None,
 ) -> list[Episode]:
-    """Run `group_size` samples of each task; returns all episodes (resumed ones included) in plan order."""
+    """Run `group_size` samples of each task; returns all episodes (resumed ones included) in plan order.
+
+    With `output`, episodes stream to that JSONL beside a run manifest; `resume=True` keeps the finished episodes
+    already there (errored ones are retried unless `keep_errors`) and refuses a different configuration unless
+    `force`. `agent_identity` describes the agent for the manifest (default: its spec name).
+    """
     specs = plan_episodes(env_id, tasks, group_size, seed)
-    log = EpisodeLog(output) if output is not None else None
-    finished: dict[str, Episode] = {}
-    if log is not None:
-        if resume:
-            planned = {s.episode_id for s in specs}
-            finished = {k: v for k, v in log.read_finished().items() if k in planned}
-        log.open(append=resume)
-    for episode in finished.values():
-        if on_episode is not None:
-            on_episode(episode)
     runner = Runner(
         env_id,
         agent,
@@ -393,14 +507,33 @@ async def collect(
         env_factory=env_factory,
         step_timeout_s=step_timeout_s,
         episode_timeout_s=episode_timeout_s,
+        reset_timeout_s=reset_timeout_s,
+        isolation=isolation,
     )
+    store: RunStore | None = None
+    finished: dict[str, Episode] = {}
     try:
+        if output is not None:
+            manifest = build_manifest(
+                env_id=env_id, env_kwargs=dict(env_kwargs or {}), agent=agent_identity or {"spec": agent.name},
+                seed=seed, run={"group_size": group_size, "concurrency": concurrency, "isolation": isolation,
+                                "timeouts": {"step_s": step_timeout_s, "episode_s": episode_timeout_s,
+                                             "reset_s": reset_timeout_s}},
+            )
+            store = open_store(output, manifest, resume=resume, keep_errors=keep_errors, force=force)
+            planned = {s.episode_id for s in specs}
+            finished = {k: v for k, v in store.scan.episodes.items() if k in planned}
+            if on_resume is not None:
+                on_resume(store.scan)
+        for episode in finished.values():
+            if on_episode is not None:
+                on_episode(episode)
         todo = [s for s in specs if s.episode_id not in finished]
-        new = await runner.run(todo, log=log, on_episode=on_episode)
+        new = await runner.run(todo, log=store.log if store else None, on_episode=on_episode)
     finally:
         runner.close()
-        if log is not None:
-            log.close()
+        if store is not None:
+            store.close()
     done = {**finished, **{e.episode_id: e for e in new}}
     return [done[s.episode_id] for s in specs]
 

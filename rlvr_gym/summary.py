@@ -1,4 +1,8 @@
-"""Aggregate episode records into the numbers people compare: reward, pass rates, components, errors."""
+"""Aggregate episode records into the numbers people compare: reward, pass rates, components, outcomes, errors.
+
+Rewards and rates are over the episodes that have a reward (scored + invalid); infrastructure errors have none
+and are counted apart (`error_count`, `errors` by kind), never averaged in as 0.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .types import Episode
+from .types import Episode, Outcome
 
 GROUP_KEYS = ("depth", "difficulty", "family", "task_type", "category", "split")
 
@@ -24,29 +28,35 @@ def _std(values: Sequence[float]) -> float:
 
 
 def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:
-    """Means over all episodes (errored ones count as reward 0, not passed); pass@G over groups."""
-    rewards = [e.reward for e in episodes if e.reward is not None]
+    """Means over rewarded episodes (scored + invalid); pass@G over groups; errors counted apart."""
+    rewarded = [e for e in episodes if e.error is None]
+    rewards = [e.reward for e in rewarded if e.reward is not None]
     groups: dict[str, list[Episode]] = defaultdict(list)
-    for e in episodes:
+    for e in rewarded:
         groups[e.group_id].append(e)
     components: dict[str, list[float]] = defaultdict(list)
-    for e in episodes:
+    for e in rewarded:
         if e.verdict is not None:
             for name, value in e.verdict.components.items():
                 components[name].append(value)
-    turns = [len(e.turns) for e in episodes]
-    invalid = sum(1 for e in episodes for t in e.turns if not t.valid_action)
+    turns = [len(e.turns) for e in rewarded]
+    invalid_turns = sum(1 for e in rewarded for t in e.turns if not t.valid_action)
+    outcomes = Counter(e.outcome.value for e in episodes)
     errors = Counter(e.error.kind.value for e in episodes if e.error is not None)
     return {
         "episodes": len(episodes),
+        "rewarded": len(rewarded),
         "groups": len(groups),
         "mean_reward": _mean(rewards),
         "std_reward": _std(rewards),
-        "pass_rate": _mean([1.0 if e.passed else 0.0 for e in episodes]),
+        "pass_rate": _mean([1.0 if e.passed else 0.0 for e in rewarded]),
         "pass_at_group": _mean([1.0 if any(e.passed for e in g) else 0.0 for g in groups.values()]),
         "components": {name: _mean(values) for name, values in sorted(components.items())},
         "mean_turns": _mean(turns),
-        "invalid_action_rate": invalid / max(1, sum(turns)),
+        "invalid_action_rate": invalid_turns / max(1, sum(turns)),
+        "outcomes": {o.value: outcomes.get(o.value, 0) for o in Outcome},
+        "invalid_rate": outcomes.get(Outcome.INVALID.value, 0) / max(1, len(rewarded)),
+        "error_count": sum(errors.values()),
         "errors": dict(sorted(errors.items())),
         "error_rate": sum(errors.values()) / max(1, len(episodes)),
     }

@@ -3,7 +3,8 @@
 A plain `run_in_executor` costs one thread wake-up per call and one event-loop wake-up per result; with tiny env
 steps (a 20 µs verifier) those hand-offs dominate a rollout. Here idle workers are only woken when there is nobody
 busy to pick the job up, and finished results go back to the loop in batches: one loop wake-up for all results
-that are ready. Jobs stay in one shared queue, so a hung call blocks only its own thread.
+that are ready. Jobs stay in one shared queue, so a hung call blocks only its own thread, and `replace_one` adds
+a fresh thread for each call the runner gives up on, so hung calls never starve the pool.
 """
 
 from __future__ import annotations
@@ -24,9 +25,20 @@ class EnvWorkers:
         self._idle = 0
         self._closed = False
         self._delivery_pending = False
-        self._threads = [threading.Thread(target=self._work, name=f"{name}-{i}", daemon=True) for i in range(threads)]
-        for thread in self._threads:
-            thread.start()
+        self._name = name
+        self._threads: list[threading.Thread] = []
+        for _ in range(threads):
+            self._spawn()
+
+    def _spawn(self) -> None:
+        thread = threading.Thread(target=self._work, name=f"{self._name}-{len(self._threads)}", daemon=True)
+        self._threads.append(thread)
+        thread.start()
+
+    def replace_one(self) -> None:
+        """Add a thread in place of one stuck in a call that timed out (that thread is abandoned, not killed)."""
+        if not self._closed:
+            self._spawn()
 
     def submit(self, fn: Callable[[], Any]) -> asyncio.Future:
         """Queue `fn` (from the loop thread); the returned future resolves on the loop."""
