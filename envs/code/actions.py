@@ -4,8 +4,10 @@ Format (stated in every task prompt): wrap code to try out in `<run>...</run>` a
 `<submit>...</submit>`; inside a tag the code may be a ```python fenced block (the last block is used) or raw
 text. Text with no tag counts as a submission when it has a fenced python block or is itself Python with at least
 one statement beyond a bare expression (so single-turn agents and plain completions still work); untagged prose
-carries no code and is an invalid action. If both tags occur, the submission wins: a submit is never ignored. Parsing never raises, and every
-returned code carries its character offset in the action text, so findings can be mapped back to spans.
+carries no code and is an invalid action. If both tags occur, the submission wins: a submit is never ignored.
+Code longer than `MAX_CODE_CHARS`, untagged text longer than `MAX_UNTAGGED_CHARS` and actions with more than
+`MAX_MARKERS` fences or tags are refused (invalid actions, with `problem` saying why). Parsing never raises, runs
+in time linear in the text, and every returned code carries its character offset in the action text.
 """
 
 from __future__ import annotations
@@ -16,8 +18,14 @@ import textwrap
 from dataclasses import dataclass
 from typing import Literal
 
-_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
-_TAGS = {kind: re.compile(rf"<{kind}>(.*?)(?:</{kind}>|\Z)", re.DOTALL | re.IGNORECASE) for kind in ("run", "submit")}
+FENCE = "```"
+MAX_CODE_CHARS = 64_000  # longer code is refused before any parsing (no dataset solution comes close)
+MAX_UNTAGGED_CHARS = 8_000  # untagged, unfenced text is tried as Python only up to this size
+MAX_MARKERS = 2_000  # fences or tags per action; more is refused, keeping every scan a few C-speed passes
+_LANG = re.compile(r"[ \t]*([A-Za-z0-9_+-]*)")
+_OPEN = {kind: re.compile(rf"<{kind}>", re.IGNORECASE) for kind in ("run", "submit")}
+_CLOSE = {kind: re.compile(rf"</{kind}>", re.IGNORECASE) for kind in ("run", "submit")}
+_NEWLINES = re.compile(r"\n*")
 _CODE_LANGS = {"", "python", "py", "python3"}
 
 ActionKind = Literal["run", "submit"]
@@ -30,37 +38,111 @@ class ParsedAction:
     kind: ActionKind
     code: str
     offset: int
+    problem: str = ""  # why code that was there is not used (too long)
 
     @property
     def has_code(self) -> bool:
         return bool(self.code.strip())
 
 
+def fenced_blocks(text: str) -> list[tuple[str, int, int]]:
+    """(language, body start, body end) of every fenced block, in order; one forward pass over `text`.
+
+    A block opens with three backticks and an info string up to the end of the line, and closes at the next
+    three backticks (or the end of the text). Every search starts where the previous one stopped, so the cost
+    is linear in the text whatever it holds (runs of backticks or newlines included).
+    """
+    blocks = []
+    position = 0
+    while True:
+        start = text.find(FENCE, position)
+        if start < 0:
+            return blocks
+        line_end = text.find("\n", start + len(FENCE))
+        if line_end < 0:  # no newline after this fence, hence none after any later one either
+            return blocks
+        lang = _LANG.match(text, start + len(FENCE), line_end)
+        body = line_end + 1
+        close = text.find(FENCE, body)
+        end = close if close >= 0 else len(text)
+        blocks.append((lang.group(1) if lang else "", body, end))
+        if close < 0:
+            return blocks
+        position = close + len(FENCE)
+
+
+def last_tagged(text: str, kind: str, lowered: str | None = None) -> tuple[int, int] | None:
+    """(start, end) of the content of the last `<kind>...</kind>` (an unclosed tag runs to the end); linear.
+
+    Tags match case-insensitively. Searching a lower-cased copy is much faster than a case-insensitive regex;
+    it is used whenever lower-casing kept every character's position (it does for all but a few code points).
+    """
+    lowered = text.lower() if lowered is None else lowered
+    if len(lowered) == len(text):
+        opening, closing = f"<{kind}>", f"</{kind}>"
+
+        def find_open(position: int) -> tuple[int, int] | None:
+            at = lowered.find(opening, position)
+            return (at, at + len(opening)) if at >= 0 else None
+
+        def find_close(position: int) -> tuple[int, int] | None:
+            at = lowered.find(closing, position)
+            return (at, at + len(closing)) if at >= 0 else None
+    else:
+
+        def find_open(position: int) -> tuple[int, int] | None:
+            match = _OPEN[kind].search(text, position)
+            return match.span() if match else None
+
+        def find_close(position: int) -> tuple[int, int] | None:
+            match = _CLOSE[kind].search(text, position)
+            return match.span() if match else None
+
+    found = None
+    position = 0
+    while (opened := find_open(position)) is not None:
+        closed = find_close(opened[1])
+        if closed is None:
+            return opened[1], len(text)
+        found = (opened[1], closed[0])
+        position = closed[1]
+    return found
+
+
 def extract_code(text: str, base: int = 0) -> tuple[str, int]:
     """The last python fenced block of `text` (or the raw text), with its offset; `base` shifts the offset."""
-    blocks = [m for m in _FENCE.finditer(text) if m.group(1).lower() in _CODE_LANGS]
+    blocks = [b for b in fenced_blocks(text) if b[0].lower() in _CODE_LANGS]
     if blocks:
-        last = blocks[-1]
-        return last.group(2), base + last.start(2)
-    stripped = text.strip("\n")
-    lead = len(text) - len(text.lstrip("\n"))
-    return stripped, base + lead
+        _, start, end = blocks[-1]
+        return text[start:end], base + start
+    lead = _NEWLINES.match(text).end()  # a C-speed scan; str.lstrip("\n") is ten times slower on long runs
+    return text[lead:].rstrip("\n"), base + lead
 
 
 def parse_action(text: str) -> ParsedAction:
     """Split an action into run/submit and its code; see the module docstring for the rules."""
     if not isinstance(text, str):
         text = str(text)
+    lowered = text.lower()
+    if lowered.count(FENCE) > MAX_MARKERS or lowered.count("<submit>") + lowered.count("<run>") > MAX_MARKERS:
+        return ParsedAction("submit", "", 0, f"more than {MAX_MARKERS} code fences or tags")
     for kind in ("submit", "run"):
-        matches = list(_TAGS[kind].finditer(text))
-        if matches:
-            last = matches[-1]
-            code, offset = extract_code(last.group(1), last.start(1))
-            return ParsedAction(kind, code, offset)  # type: ignore[arg-type]
+        span = last_tagged(text, kind, lowered)
+        if span is not None:
+            code, offset = extract_code(text[span[0] : span[1]], span[0])
+            return _bounded(ParsedAction(kind, code, offset))  # type: ignore[arg-type]
     code, offset = extract_code(text)
-    if "```" not in text and not _looks_like_code(code):
-        return ParsedAction("submit", "", offset)
+    if len(code) > MAX_CODE_CHARS:
+        return _bounded(ParsedAction("submit", code, offset))
+    if FENCE not in text and (len(code) > MAX_UNTAGGED_CHARS or not _looks_like_code(code)):
+        return ParsedAction("submit", "", offset, "no tagged or fenced code" if code.strip() else "")
     return ParsedAction("submit", code, offset)
+
+
+def _bounded(parsed: ParsedAction) -> ParsedAction:
+    if len(parsed.code) <= MAX_CODE_CHARS:
+        return parsed
+    return ParsedAction(parsed.kind, "", parsed.offset, f"the code is longer than {MAX_CODE_CHARS} characters")
 
 
 def _looks_like_code(text: str) -> bool:

@@ -29,6 +29,10 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + f"\n... [{len(text) - limit} more characters cut]"
 
 
+def _because(problem: str) -> str:
+    return f" ({problem})" if problem else ""
+
+
 class CodeEnv(Env):
     """Base code env over a fixed list of tasks; subclasses choose the task source."""
 
@@ -88,7 +92,7 @@ class CodeEnv(Env):
         parsed = parse_action(action)
         if not parsed.has_code:
             return StepResult(
-                observation=feedback(f"No code found in your reply. {FORMAT_INSTRUCTIONS}"),
+                observation=feedback(f"No code found in your reply{_because(parsed.problem)}. {FORMAT_INSTRUCTIONS}"),
                 valid_action=False,
                 info={"action_kind": parsed.kind},
             )

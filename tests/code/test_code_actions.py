@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import random
+import time
 
-from rlvr_gym.envs.code.actions import format_run, format_submission, parse_action
+import pytest
+
+from rlvr_gym.envs.code.actions import fenced_blocks, format_run, format_submission, parse_action
 
 
 def test_tags_and_fences():
@@ -47,3 +50,48 @@ def test_never_raises_on_garbage():
         parsed = parse_action(text)
         assert parsed.kind in ("run", "submit")
         assert isinstance(parsed.code, str)
+
+
+ADVERSARIAL = {
+    "backticks": "`" * 1_000_000,
+    "newlines": "\n" * 1_000_000,
+    "fence_lines": "```\n" * 250_000,
+    "python_fences": "```python\n" * 100_000,
+    "open_fence_no_newline": "x" + "```python" * 110_000,
+    "submit_tags": "<submit>" * 125_000,
+    "run_tags_and_fences": "<run>```" * 125_000,
+    "closed_tags": "<submit>```python\nx\n```</submit>" * 31_250,
+    "brackets": "(" * 500_000 + ")" * 500_000,
+    "newlines_then_backticks": "\n" * 500_000 + "`" * 500_000,
+}
+
+
+@pytest.mark.parametrize("name", sorted(ADVERSARIAL))
+def test_parsing_is_linear_on_adversarial_megabytes(name):
+    text = ADVERSARIAL[name]
+    assert len(text) >= 990_000
+    best = min(_timed(parse_action, text) for _ in range(3))
+    assert best < 0.1, f"{name}: {best * 1000:.0f} ms"
+
+
+def test_overlong_code_is_refused_not_parsed():
+    parsed = parse_action(format_submission("x = 1\n" * 20_000))
+    assert not parsed.has_code and "longer than" in parsed.problem
+    untagged = parse_action("a = 1\n" * 200_000)  # would take seconds to parse as Python
+    assert not untagged.has_code and untagged.problem
+
+
+def test_fence_scanner_matches_the_documented_rules():
+    text = "a ```py x\nONE``` b ```js\nTWO\n``` ```\nTHREE"
+    assert [(lang, text[s:e]) for lang, s, e in fenced_blocks(text)] == [
+        ("py", "ONE"),
+        ("js", "TWO\n"),
+        ("", "THREE"),
+    ]
+    assert fenced_blocks("```python") == []  # no newline after the fence: no block
+
+
+def _timed(fn, *args):
+    start = time.perf_counter()
+    fn(*args)
+    return time.perf_counter() - start
