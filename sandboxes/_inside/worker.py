@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import framing  # noqa: E402
 import jobcore  # noqa: E402
 import privileges  # noqa: E402
+from paths import SCRATCH_DIRS  # noqa: E402
 
 CLEAN_ENV = {"PATH": jobcore.PATH, "LANG": "C.UTF-8"}
 
@@ -31,7 +32,9 @@ def main() -> None:
     if options["hidepid"]:
         privileges.hide_other_processes()
     privileges.drop_capabilities(privileges.CAP_SYS_ADMIN, privileges.CAP_SETPCAP)
-    os.chmod("/tmp", 0o1777)
+    for scratch in SCRATCH_DIRS:
+        if os.path.isdir(scratch):
+            os.chmod(scratch, 0o1777)
     ctx = jobcore.Context(uid_base, host_pidns, fast_code=options["fast_code"], seccomp=options["seccomp"])
     ctx.template(None)  # started before any request arrives
     framing.recv_frame(0)

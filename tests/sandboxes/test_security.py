@@ -15,6 +15,7 @@ import time
 import uuid
 
 import pytest
+from attack_helpers import live_job_processes
 
 from rlvr_gym.sandboxes import EVIDENCE_CLIENT, ExecRequest, Limits, Status
 
@@ -394,7 +395,7 @@ def test_daemons_and_background_processes_killed(sandbox):
     )
     assert r.status is Status.OK and r.stdout == "parent done\n"
     assert time.monotonic() - t < 5  # orphans holding the pipes open must not stall the job
-    assert _host_processes_of_sandbox_uids(sandbox) == []  # seen from the host: nothing of the job survives
+    assert live_job_processes(sandbox) == []  # seen from the host: nothing of the job survives
     seen = report(
         run(
             sandbox,
@@ -409,22 +410,6 @@ def test_daemons_and_background_processes_killed(sandbox):
         )
     )
     assert seen == {"procs": [], "marker": False}
-
-
-def _host_processes_of_sandbox_uids(sandbox) -> list[str]:
-    base = sandbox._uid_base
-    found = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                st = os.stat(f"/proc/{pid}")
-                if base <= st.st_uid < base + 64:
-                    with open(f"/proc/{pid}/stat") as f:
-                        if f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X"):
-                            found.append(pid)
-            except OSError:
-                pass
-    return found
 
 
 def test_signals_to_worker_denied(sandbox):
