@@ -231,14 +231,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
     except EvalInterrupted as stop:
         print_summary(f"{config.env} with {config.agent.spec} (interrupted)", stop.summary)
         console.print(f"[yellow]interrupted[/]: {stop.summary['episodes']} episode(s) written to "
-                      f"{stop.summary['episodes_path']}\nresume with: {resume_command(args.argv)}")
+                      f"{stop.summary['episodes_path']}\nresume with: {resume_command(args.argv)}", soft_wrap=True)
         return 130
     print_summary(f"{config.env} with {config.agent.spec}", summary)
     console.print(f"episodes: {summary['episodes_path']}\nsummary:  {summary['summary_path']}")
     if summary["error_count"] > config.max_errors:
         kinds = ", ".join(f"{k}: {v}" for k, v in summary["errors"].items())
         console.print(f"[red]{summary['error_count']} infrastructure error(s) ({kinds}) exceed --max-errors "
-                      f"{config.max_errors}[/]; retry them with: {resume_command(args.argv)}")
+                      f"{config.max_errors}[/]; retry them with: {resume_command(args.argv)}", soft_wrap=True)
         return 1
     if config.min_pass_rate is not None and summary["pass_rate"] < config.min_pass_rate:
         console.print(f"[red]pass rate {summary['pass_rate']:.3f} below {config.min_pass_rate}[/]")

@@ -410,7 +410,16 @@ class Runner:
                     raise
             finished(episode)
 
-        await asyncio.gather(*(one(spec) for spec in specs))
+        tasks = [asyncio.ensure_future(one(spec)) for spec in specs]
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:
+            # Let every episode record itself (interrupted ones included) before the caller closes the log.
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                await asyncio.wait(tasks)
+            raise
         return [results[spec.episode_id] for spec in specs]
 
     def close(self) -> None:
