@@ -36,7 +36,7 @@ from typing import Any
 
 from .env import Env
 from .family import stable_seed
-from .registry import list_envs, make
+from .registry import env_info, list_envs, make, register
 from .types import EnvUnavailable, Task, Verdict
 
 PASS, FAIL, EXCEPTION, SKIP = "pass", "fail", "exception", "skip"
@@ -148,14 +148,26 @@ def fingerprint(env_id: str, n: int, env_kwargs: dict[str, Any] | None = None) -
     return digest.hexdigest()
 
 
+def child_command(env_id: str, env_kwargs: dict[str, Any], *args: str) -> list[str]:
+    """A `python -m rlvr_gym.checks` child that can build `env_id` even if it was registered in-process only."""
+    info = env_info(env_id)
+    registration = json.dumps({"entry_point": info.entry_point, "family": info.family, "defaults": info.defaults})
+    return [sys.executable, "-m", "rlvr_gym.checks", *args, "--tasks", "0", "--env-kwargs", json.dumps(env_kwargs),
+            "--registration", registration]
+
+
+def child_environ(**extra: str) -> dict[str, str]:
+    """The child sees the parent's import path, so envs registered from a local folder import there too."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), **extra}
+
+
 def check_determinism(env: Env, env_id: str, n: int, env_kwargs: dict[str, Any]) -> CheckResult:
     local = fingerprint(env_id, n, env_kwargs)
     remote = []
     for hash_seed in ("1", "2"):
-        cmd = [sys.executable, "-m", "rlvr_gym.checks", "--fingerprint", env_id, "--tasks", str(n),
-               "--env-kwargs", json.dumps(env_kwargs)]
+        cmd = [*child_command(env_id, env_kwargs, "--fingerprint", env_id), "--index", str(n)]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900,
-                              env={**os.environ, "PYTHONHASHSEED": hash_seed})
+                              env=child_environ(PYTHONHASHSEED=hash_seed))
         if proc.returncode != 0:
             return CheckResult("determinism", FAIL, f"fingerprint process failed: {proc.stderr.strip()[-300:]}")
         remote.append(proc.stdout.strip().splitlines()[-1])
@@ -262,6 +274,7 @@ def fuzz_child(env_id: str, index: int, names: Sequence[str], env_kwargs: dict[s
     """Child side of the adversarial fuzz: one JSON line per action, best of two timings (the machine is shared)."""
     env = make(env_id, **env_kwargs)
     actions = adversarial_actions()
+    print(json.dumps({"ready": True}), flush=True)
     for name in names:
         elapsed, error = _timed_step(env, index, actions[name])
         if error is None and elapsed > env.check_step_budget_s:
@@ -270,17 +283,21 @@ def fuzz_child(env_id: str, index: int, names: Sequence[str], env_kwargs: dict[s
 
 
 def adversarial_steps(env_id: str, index: int, env_kwargs: dict[str, Any],
-                      hang_s: float = 20.0) -> dict[str, tuple[float, str | None]]:
+                      hang_s: float = 10.0) -> dict[str, tuple[float, str | None]]:
     """Run the 1 MB actions in a child process, so a parser that holds the interpreter cannot hang the check."""
     pending = list(adversarial_actions())
     results: dict[str, tuple[float, str | None]] = {}
     while pending:
-        cmd = [sys.executable, "-m", "rlvr_gym.checks", "--fuzz-child", env_id, "--index", str(index),
-               "--names", ",".join(pending), "--env-kwargs", json.dumps(env_kwargs)]
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        cmd = [*child_command(env_id, env_kwargs, "--fuzz-child", env_id), "--index", str(index),
+               "--names", ",".join(pending)]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                env=child_environ())
         assert proc.stdout is not None
-        deadline = time.monotonic() + hang_s + 60.0  # the first line also pays for imports and env construction
         try:
+            ready, _, _ = select.select([proc.stdout], [], [], 300.0)  # imports and env construction
+            if not ready or not proc.stdout.readline():
+                raise RuntimeError(f"the fuzz child could not build {env_id}")
+            deadline = time.monotonic() + hang_s
             while pending:
                 ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
                 line = proc.stdout.readline() if ready else ""
@@ -434,14 +451,19 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--fuzz-child", help=argparse.SUPPRESS)  # internal: the adversarial-action child process
     parser.add_argument("--index", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--names", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--registration", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(list(sys.argv[1:] if argv is None else argv))
     kwargs = json.loads(args.env_kwargs)
+    child_env = args.fingerprint or args.fuzz_child
+    if child_env and args.registration and child_env not in {info.id for info in list_envs()}:
+        spec = json.loads(args.registration)
+        register(child_env, spec["entry_point"], family=spec["family"], **spec["defaults"])
     if args.fingerprint:
-        print(fingerprint(args.fingerprint, args.tasks, kwargs))
+        print(fingerprint(args.fingerprint, args.index, kwargs))
         return 0
     if args.fuzz_child:
         fuzz_child(args.fuzz_child, args.index, args.names.split(","), kwargs)
