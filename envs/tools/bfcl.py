@@ -18,22 +18,34 @@ import re
 from pathlib import Path
 from typing import Any
 
-from rlvr_gym import Env, Message, StepResult, Task, Verdict
-from rlvr_gym.toolcalls import call_arguments, parse_tool_calls
+from rlvr_gym import Task, ToolCall, Verdict
 
-from .prompts import CALL_FORMAT, tools_block
+from .parsing import call_arguments, format_tool_calls, parse_tool_calls
 
 CATEGORY_FILES: dict[str, str] = {
-    "simple": "simple_python", "multiple": "multiple", "parallel": "parallel",
-    "parallel_multiple": "parallel_multiple", "live_simple": "live_simple", "live_multiple": "live_multiple",
-    "live_parallel": "live_parallel", "live_parallel_multiple": "live_parallel_multiple",
-    "irrelevance": "irrelevance", "live_irrelevance": "live_irrelevance", "live_relevance": "live_relevance",
+    "simple": "simple_python",
+    "multiple": "multiple",
+    "parallel": "parallel",
+    "parallel_multiple": "parallel_multiple",
+    "live_simple": "live_simple",
+    "live_multiple": "live_multiple",
+    "live_parallel": "live_parallel",
+    "live_parallel_multiple": "live_parallel_multiple",
+    "irrelevance": "irrelevance",
+    "live_irrelevance": "live_irrelevance",
+    "live_relevance": "live_relevance",
 }
 NO_CALL_CATEGORIES = frozenset({"irrelevance", "live_irrelevance"})
 ANY_CALL_CATEGORIES = frozenset({"live_relevance"})
 _PY_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,), "integer": (int,), "float": (float,), "boolean": (bool,), "array": (list,), "tuple": (list,),
-    "dict": (dict,), "any": (object,),
+    "string": (str,),
+    "integer": (int,),
+    "float": (float,),
+    "boolean": (bool,),
+    "array": (list,),
+    "tuple": (list,),
+    "dict": (dict,),
+    "any": (object,),
 }
 _STRIP = re.compile(r"[ ,./\-_*^]")
 _JSON_TYPES = {"dict": "object", "float": "number", "tuple": "array", "any": None}
@@ -135,9 +147,12 @@ def _dict_ok(value: dict[str, Any], options: list[Any]) -> bool:
 
 
 def _list_dict_ok(value: list[Any], options: list[Any]) -> bool:
-    return any(isinstance(option, list) and len(option) == len(value)
-               and all(isinstance(v, dict) and _dict_ok(v, [o]) for v, o in zip(value, option, strict=True))
-               for option in options)
+    return any(
+        isinstance(option, list)
+        and len(option) == len(value)
+        and all(isinstance(v, dict) and _dict_ok(v, [o]) for v, o in zip(value, option, strict=True))
+        for option in options
+    )
 
 
 def check_param(name: str, value: Any, spec: dict[str, Any], options: list[Any]) -> str | None:
@@ -164,8 +179,11 @@ def check_param(name: str, value: Any, spec: dict[str, Any], options: list[Any])
     if declared in ("array", "tuple") and (spec.get("items") or {}).get("type") == "dict":
         return None if _list_dict_ok(value, options) else f"{name}: list of dicts not among the possible answers"
     if isinstance(value, str):
-        return None if standardize(value) in [standardize(o) for o in options if isinstance(o, str)] \
+        return (
+            None
+            if standardize(value) in [standardize(o) for o in options if isinstance(o, str)]
             else f"{name}: {value!r} not among {options}"
+        )
     if isinstance(value, list):
         allowed = [[_std(x) for x in o] for o in options if isinstance(o, list)]
         return None if [_std(x) for x in value] in allowed else f"{name}: {value!r} not among {options}"
@@ -260,87 +278,61 @@ def reference_calls(item: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return calls
 
 
-# ---- env ---------------------------------------------------------------------------------------------------------
+# ---- reference actions and scoring ------------------------------------------------------------------------------
 
-_BFCL_INSTRUCTIONS = ("Call the function(s) needed for the request. Write every call as its own block; for "
-                      "several calls write several blocks. If none of the functions fits the request, reply in "
-                      "plain text without any tool call.")
+INSTRUCTIONS = (
+    "Call the function(s) needed for the request. Write every call as its own block; for several calls "
+    "write several blocks. If none of the functions fits the request, reply in plain text without any "
+    "tool call."
+)
+NO_CALL_TEXT = "None of the available functions can be used for this request."
+DIFFICULTY: dict[str, int] = {
+    "simple": 1,
+    "irrelevance": 2,
+    "multiple": 2,
+    "live_simple": 2,
+    "live_irrelevance": 2,
+    "live_relevance": 2,
+    "parallel": 3,
+    "live_multiple": 3,
+    "parallel_multiple": 4,
+    "live_parallel": 4,
+    "live_parallel_multiple": 5,
+}
 
 
-def item_to_task(item: dict[str, Any], category: str, index: int) -> Task:
-    functions = item.get("function") or []
-    system = "\n\n".join([tools_block(openai_tools(functions)), CALL_FORMAT, _BFCL_INSTRUCTIONS])
-    turns = item.get("question") or [[]]
-    messages = [Message(role="system", content=system)]
-    for message in turns[0]:
-        role = message.get("role", "user")
-        if role == "system":
-            messages[0] = Message(role="system", content=f"{message.get('content', '')}\n\n{system}")
-        else:
-            messages.append(Message(role=role if role in ("user", "assistant") else "user",
-                                    content=message.get("content", "")))
-    refs = reference_calls(item)
+def hermes(calls: list[tuple[str, dict[str, Any]]]) -> str:
+    return format_tool_calls([ToolCall(name=n, arguments=json.dumps(a, ensure_ascii=False)) for n, a in calls])
+
+
+def reference_action(item: dict[str, Any], category: str) -> str:
+    """A correct action for the item: its first possible answer, no call, or any call (live_relevance)."""
     if category in NO_CALL_CATEGORIES:
-        action = "None of the available functions can be used for this request."
-    elif category in ANY_CALL_CATEGORIES:
-        fn = functions[0] if functions else {"name": "none", "parameters": {}}
+        return NO_CALL_TEXT
+    if category in ANY_CALL_CATEGORIES:
+        fn = (item.get("function") or [{"name": "none", "parameters": {}}])[0]
         required = (fn.get("parameters") or {}).get("required") or []
-        action = _hermes([(fn["name"], dict.fromkeys(required, "placeholder"))])
-    else:
-        action = _hermes(refs)
-    return Task(
-        id=item["id"], prompt=messages,
-        ground_truth={"function": functions, "ground_truth": item.get("ground_truth")},
-        reference_actions=[action],
-        metadata={"source": "bfcl", "category": category, "index": index, "bfcl_id": item["id"],
-                  "tools": openai_tools(functions), "tool_names": [f.get("name") for f in functions]},
-    )
-
-
-def _hermes(calls: list[tuple[str, dict[str, Any]]]) -> str:
-    return "\n".join(f"<tool_call>\n{json.dumps({'name': n, 'arguments': a}, ensure_ascii=False)}\n</tool_call>"
-                     for n, a in calls)
+        return hermes([(fn["name"], dict.fromkeys(required, "placeholder"))])
+    return hermes(reference_calls(item))
 
 
 def score_action(task: Task, action: str) -> Verdict:
-    """Pure verdict of one action for a BFCL task (usable offline)."""
+    """BFCL's AST verdict of one action (pure; usable offline). A block that does not parse makes it invalid."""
     category = task.metadata.get("category", "simple")
     functions = (task.ground_truth or {}).get("function") or []
-    parsed = parse_tool_calls(action, openai_tools(functions))
+    parsed = parse_tool_calls(action)
     calls = [(c.name, call_arguments(c)) for c in parsed.calls]
     item = {"function": functions, "ground_truth": (task.ground_truth or {}).get("ground_truth")}
     reason = check_calls(item, calls, category)
-    names_ok = all(n in {f.get("name") for f in functions} for n, _ in calls)
-    correct = float(reason is None)
-    return Verdict(reward=correct, passed=bool(correct),
-                   components={"correct": correct, "format": float(parsed.syntax_ok), "tool_names": float(names_ok),
-                               "calls": float(len(calls))},
-                   feedback=reason or "correct")
-
-
-class BFCLEnv(Env):
-    """`rlvr/BFCL-v0`: one BFCL single-turn category (kwarg `category`), one turn, AST-checked."""
-
-    family = "tools"
-    max_turns = 1
-
-    def __init__(self, *, category: str = "simple", limit: int | None = None, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        if category not in CATEGORY_FILES:
-            raise ValueError(f"unknown BFCL category {category!r}; choose from {sorted(CATEGORY_FILES)}")
-        self.category = category
-        self.limit = limit
-
-    @property
-    def num_tasks(self) -> int:
-        n = len(load_category(self.category))
-        return min(n, self.limit) if self.limit else n
-
-    def get_task(self, index: int) -> Task:
-        return item_to_task(load_category(self.category)[index], self.category, index)
-
-    def respond(self, action: str) -> StepResult:
-        assert self.task is not None
-        verdict = score_action(self.task, action)
-        return StepResult(reward=verdict.reward, terminated=True, valid_action=verdict.components["format"] > 0,
-                          verdict=verdict)
+    names = {f.get("name") for f in functions}
+    correct = float(reason is None and parsed.syntax_ok)
+    components = {
+        "correct": correct,
+        "format": float(parsed.syntax_ok),
+        "tool_names": float(all(n in names for n, _ in calls)),
+        "calls": float(len(calls)),
+    }
+    if not parsed.syntax_ok:
+        error = "; ".join(e.describe() for e in parsed.errors[:3])
+        return Verdict.invalid(error, components=components)
+    return Verdict(reward=correct, passed=bool(correct), components=components, feedback=reason or "correct")

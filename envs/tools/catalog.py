@@ -18,8 +18,18 @@ from .toolset import Tool, ToolError, Toolset, tool
 from .world import AIRPORTS, CITIES, COUNTRIES, EVENTS, FILES, RATES, World, weather
 
 Unit = Literal["km", "mi", "m", "ft", "kg", "lb", "l", "gal", "celsius", "fahrenheit"]
-_UNIT_PAIRS = [("km", "mi"), ("mi", "km"), ("m", "ft"), ("ft", "m"), ("kg", "lb"), ("lb", "kg"), ("l", "gal"),
-               ("gal", "l"), ("celsius", "fahrenheit"), ("fahrenheit", "celsius")]
+_UNIT_PAIRS = [
+    ("km", "mi"),
+    ("mi", "km"),
+    ("m", "ft"),
+    ("ft", "m"),
+    ("kg", "lb"),
+    ("lb", "kg"),
+    ("l", "gal"),
+    ("gal", "l"),
+    ("celsius", "fahrenheit"),
+    ("fahrenheit", "celsius"),
+]
 _FACTORS = {("km", "mi"): 0.621371, ("m", "ft"): 3.28084, ("kg", "lb"): 2.20462, ("l", "gal"): 0.264172}
 
 Country = Annotated[str, Field(description="Country name, e.g. 'France'")]
@@ -56,51 +66,78 @@ def _date(text: str) -> dt.date:
 # ---- geography ---------------------------------------------------------------------------------------------------
 
 
-@tool(returns="city", tags={"country": "country"}, phrase="the capital of {country}",
-      sample=lambda r: {"country": _pick(r, COUNTRIES)})
+@tool(
+    returns="city",
+    tags={"country": "country"},
+    phrase="the capital of {country}",
+    sample=lambda r: {"country": _pick(r, COUNTRIES)},
+)
 def get_capital(world: World, country: Country) -> str:
     """Return the capital city of a country."""
     return _country(world, country)[0]
 
 
-@tool(returns="country", tags={"city": "city"}, phrase="the country in which {city} lies",
-      sample=lambda r: {"city": _pick(r, CITIES)})
+@tool(
+    returns="country",
+    tags={"city": "city"},
+    phrase="the country in which {city} lies",
+    sample=lambda r: {"city": _pick(r, CITIES)},
+)
 def get_country_of_city(world: World, city: City) -> str:
     """Return the country a city is in."""
     return _city(city)[0]
 
 
-@tool(returns="currency", tags={"country": "country"}, phrase="the currency code of {country}",
-      sample=lambda r: {"country": _pick(r, COUNTRIES)})
+@tool(
+    returns="currency",
+    tags={"country": "country"},
+    phrase="the currency code of {country}",
+    sample=lambda r: {"country": _pick(r, COUNTRIES)},
+)
 def get_currency(world: World, country: Country) -> str:
     """Return the ISO 4217 currency code used in a country."""
     return _country(world, country)[1]
 
 
-@tool(returns="number", tags={"country": "country"}, phrase="the population of {country}",
-      sample=lambda r: {"country": _pick(r, COUNTRIES)})
+@tool(
+    returns="number",
+    tags={"country": "country"},
+    phrase="the population of {country}",
+    sample=lambda r: {"country": _pick(r, COUNTRIES)},
+)
 def get_population(world: World, country: Country) -> int:
     """Return the population of a country."""
     return _country(world, country)[2]
 
 
-@tool(returns="text", tags={"country": "country"}, phrase="the continent of {country}",
-      sample=lambda r: {"country": _pick(r, COUNTRIES)})
+@tool(
+    returns="text",
+    tags={"country": "country"},
+    phrase="the continent of {country}",
+    sample=lambda r: {"country": _pick(r, COUNTRIES)},
+)
 def get_continent(world: World, country: Country) -> str:
     """Return the continent a country belongs to."""
     return _country(world, country)[3]
 
 
-@tool(returns="text", tags={"country": "country"}, phrase="the main language of {country}",
-      sample=lambda r: {"country": _pick(r, COUNTRIES)})
+@tool(
+    returns="text",
+    tags={"country": "country"},
+    phrase="the main language of {country}",
+    sample=lambda r: {"country": _pick(r, COUNTRIES)},
+)
 def get_language(world: World, country: Country) -> str:
     """Return the main language spoken in a country."""
     return _country(world, country)[4]
 
 
-@tool(returns="number", tags={"city_a": "city", "city_b": "city"},
-      phrase="the great-circle distance in km between {city_a} and {city_b}",
-      sample=lambda r: dict(zip(("city_a", "city_b"), r.sample(sorted(CITIES), 2), strict=True)))
+@tool(
+    returns="number",
+    tags={"city_a": "city", "city_b": "city"},
+    phrase="the great-circle distance in km between {city_a} and {city_b}",
+    sample=lambda r: dict(zip(("city_a", "city_b"), r.sample(sorted(CITIES), 2), strict=True)),
+)
 def distance_km(world: World, city_a: City, city_b: City) -> float:
     """Return the great-circle distance between two cities in kilometres, rounded to 1 decimal."""
     _, lat1, lon1, _, _ = _city(city_a)
@@ -110,8 +147,12 @@ def distance_km(world: World, city_a: City, city_b: City) -> float:
     return round(6371.0 * math.acos(max(-1.0, min(1.0, cos))), 1)
 
 
-@tool(returns="number", tags={"city": "city"}, phrase="the UTC offset in hours of {city}",
-      sample=lambda r: {"city": _pick(r, CITIES)})
+@tool(
+    returns="number",
+    tags={"city": "city"},
+    phrase="the UTC offset in hours of {city}",
+    sample=lambda r: {"city": _pick(r, CITIES)},
+)
 def get_utc_offset(world: World, city: City) -> float:
     """Return a city's offset from UTC in hours (standard time)."""
     return float(_city(city)[3])
@@ -120,8 +161,12 @@ def get_utc_offset(world: World, city: City) -> float:
 # ---- weather -----------------------------------------------------------------------------------------------------
 
 
-@tool(returns="number", tags={"city": "city"}, phrase="the current temperature in {unit} in {city}",
-      sample=lambda r: {"city": _pick(r, CITIES), "unit": r.choice(["celsius", "fahrenheit"])})
+@tool(
+    returns="number",
+    tags={"city": "city"},
+    phrase="the current temperature in {unit} in {city}",
+    sample=lambda r: {"city": _pick(r, CITIES), "unit": r.choice(["celsius", "fahrenheit"])},
+)
 def get_temperature(world: World, city: City, unit: Literal["celsius", "fahrenheit"] = "celsius") -> float:
     """Return the current (simulated) temperature of a city, rounded to 1 decimal."""
     _city(city)
@@ -130,8 +175,12 @@ def get_temperature(world: World, city: City, unit: Literal["celsius", "fahrenhe
     return celsius if unit == "celsius" else round(celsius * 9 / 5 + 32, 1)
 
 
-@tool(returns="text", tags={"city": "city"}, phrase="the current weather condition in {city}",
-      sample=lambda r: {"city": _pick(r, CITIES)})
+@tool(
+    returns="text",
+    tags={"city": "city"},
+    phrase="the current weather condition in {city}",
+    sample=lambda r: {"city": _pick(r, CITIES)},
+)
 def get_weather_condition(world: World, city: City) -> str:
     """Return the current (simulated) weather condition of a city, e.g. 'sunny'."""
     _city(city)
@@ -142,15 +191,23 @@ def get_weather_condition(world: World, city: City) -> str:
 # ---- flights -----------------------------------------------------------------------------------------------------
 
 
-@tool(returns="airport", tags={"city": "city"}, phrase="the airport code of {city}",
-      sample=lambda r: {"city": _pick(r, CITIES)})
+@tool(
+    returns="airport",
+    tags={"city": "city"},
+    phrase="the airport code of {city}",
+    sample=lambda r: {"city": _pick(r, CITIES)},
+)
 def get_airport_code(world: World, city: City) -> str:
     """Return the IATA code of a city's main airport."""
     return _city(city)[4]
 
 
-@tool(returns="city", tags={"airport_code": "airport"}, phrase="the city served by airport {airport_code}",
-      sample=lambda r: {"airport_code": _pick(r, AIRPORTS)})
+@tool(
+    returns="city",
+    tags={"airport_code": "airport"},
+    phrase="the city served by airport {airport_code}",
+    sample=lambda r: {"airport_code": _pick(r, AIRPORTS)},
+)
 def get_airport_city(world: World, airport_code: Airport) -> str:
     """Return the city an airport serves."""
     city = AIRPORTS.get(airport_code.strip().upper())
@@ -159,9 +216,12 @@ def get_airport_city(world: World, airport_code: Airport) -> str:
     return city
 
 
-@tool(returns="flight", tags={"origin": "airport", "destination": "airport"},
-      phrase="the id of the cheapest flight from airport {origin} to airport {destination}",
-      sample=lambda r: dict(zip(("origin", "destination"), r.sample(sorted(AIRPORTS), 2), strict=True)))
+@tool(
+    returns="flight",
+    tags={"origin": "airport", "destination": "airport"},
+    phrase="the id of the cheapest flight from airport {origin} to airport {destination}",
+    sample=lambda r: dict(zip(("origin", "destination"), r.sample(sorted(AIRPORTS), 2), strict=True)),
+)
 def find_cheapest_flight(world: World, origin: Airport, destination: Airport) -> str:
     """Return the id of the cheapest flight between two airports."""
     o, d = origin.strip().upper(), destination.strip().upper()
@@ -178,22 +238,34 @@ def _flight(world: World, flight_id: str) -> dict[str, Any]:
     return flight
 
 
-@tool(returns="number", tags={"flight_id": "flight"}, phrase="the price in USD of flight {flight_id}",
-      sample=lambda r: {"flight_id": _pick(r, _sample_flights())})
+@tool(
+    returns="number",
+    tags={"flight_id": "flight"},
+    phrase="the price in USD of flight {flight_id}",
+    sample=lambda r: {"flight_id": _pick(r, _sample_flights())},
+)
 def get_flight_price(world: World, flight_id: str) -> float:
     """Return the ticket price of a flight in USD."""
     return float(_flight(world, flight_id)["price_usd"])
 
 
-@tool(returns="number", tags={"flight_id": "flight"}, phrase="the duration in hours of flight {flight_id}",
-      sample=lambda r: {"flight_id": _pick(r, _sample_flights())})
+@tool(
+    returns="number",
+    tags={"flight_id": "flight"},
+    phrase="the duration in hours of flight {flight_id}",
+    sample=lambda r: {"flight_id": _pick(r, _sample_flights())},
+)
 def get_flight_duration(world: World, flight_id: str) -> float:
     """Return the duration of a flight in hours."""
     return float(_flight(world, flight_id)["duration_h"])
 
 
-@tool(returns="airport", tags={"flight_id": "flight"}, phrase="the destination airport of flight {flight_id}",
-      sample=lambda r: {"flight_id": _pick(r, _sample_flights())})
+@tool(
+    returns="airport",
+    tags={"flight_id": "flight"},
+    phrase="the destination airport of flight {flight_id}",
+    sample=lambda r: {"flight_id": _pick(r, _sample_flights())},
+)
 def get_flight_destination(world: World, flight_id: str) -> str:
     """Return the destination airport code of a flight."""
     return str(_flight(world, flight_id)["destination"])
@@ -202,9 +274,12 @@ def get_flight_destination(world: World, flight_id: str) -> str:
 # ---- money, units, arithmetic --------------------------------------------------------------------------------------
 
 
-@tool(returns="number", tags={"amount": "number", "from_currency": "currency", "to_currency": "currency"},
-      phrase="the value of {amount} {from_currency} in {to_currency}",
-      sample=lambda r: _sample_currencies(r))
+@tool(
+    returns="number",
+    tags={"amount": "number", "from_currency": "currency", "to_currency": "currency"},
+    phrase="the value of {amount} {from_currency} in {to_currency}",
+    sample=lambda r: _sample_currencies(r),
+)
 def convert_currency(world: World, amount: float, from_currency: str, to_currency: str) -> float:
     """Convert an amount of money between currencies (ISO codes), rounded to 2 decimals."""
     src, dst = from_currency.strip().upper(), to_currency.strip().upper()
@@ -224,8 +299,12 @@ def _sample_units(r: random.Random) -> dict[str, Any]:
     return {"value": float(r.randint(1, 500)), "from_unit": src, "to_unit": dst}
 
 
-@tool(returns="number", tags={"value": "number"}, phrase="{value} {from_unit} expressed in {to_unit}",
-      sample=_sample_units)
+@tool(
+    returns="number",
+    tags={"value": "number"},
+    phrase="{value} {from_unit} expressed in {to_unit}",
+    sample=_sample_units,
+)
 def convert_units(world: World, value: float, from_unit: Unit, to_unit: Unit) -> float:
     """Convert a quantity between units (length, mass, volume, temperature), rounded to 2 decimals."""
     if from_unit == to_unit:
@@ -241,22 +320,34 @@ def convert_units(world: World, value: float, from_unit: Unit, to_unit: Unit) ->
     raise ToolError(f"cannot convert {from_unit} to {to_unit}")
 
 
-@tool(returns="number", tags={"a": "number", "b": "number"}, phrase="{a} multiplied by {b}",
-      sample=lambda r: {"a": float(r.randint(2, 99)), "b": float(r.randint(2, 12))})
+@tool(
+    returns="number",
+    tags={"a": "number", "b": "number"},
+    phrase="{a} multiplied by {b}",
+    sample=lambda r: {"a": float(r.randint(2, 99)), "b": float(r.randint(2, 12))},
+)
 def multiply(world: World, a: float, b: float) -> float:
     """Multiply two numbers (result rounded to 4 decimals)."""
     return round(a * b, 4)
 
 
-@tool(returns="number", tags={"a": "number", "b": "number"}, phrase="the sum of {a} and {b}",
-      sample=lambda r: {"a": float(r.randint(1, 999)), "b": float(r.randint(1, 999))})
+@tool(
+    returns="number",
+    tags={"a": "number", "b": "number"},
+    phrase="the sum of {a} and {b}",
+    sample=lambda r: {"a": float(r.randint(1, 999)), "b": float(r.randint(1, 999))},
+)
 def add_numbers(world: World, a: float, b: float) -> float:
     """Add two numbers (result rounded to 4 decimals)."""
     return round(a + b, 4)
 
 
-@tool(returns="number", tags={"value": "number"}, phrase="{value} rounded to {digits} decimal places",
-      sample=lambda r: {"value": round(r.uniform(1, 1000), 3), "digits": r.randint(0, 1)})
+@tool(
+    returns="number",
+    tags={"value": "number"},
+    phrase="{value} rounded to {digits} decimal places",
+    sample=lambda r: {"value": round(r.uniform(1, 1000), 3), "digits": r.randint(0, 1)},
+)
 def round_number(world: World, value: float, digits: Annotated[int, Field(ge=0, le=6)]) -> float:
     """Round a number to a given count of decimal places."""
     return float(round(value, digits))
@@ -265,8 +356,12 @@ def round_number(world: World, value: float, digits: Annotated[int, Field(ge=0, 
 # ---- calendar ----------------------------------------------------------------------------------------------------
 
 
-@tool(returns="date", tags={"event": "event"}, phrase="the date of the event {event}",
-      sample=lambda r: {"event": _pick(r, EVENTS)})
+@tool(
+    returns="date",
+    tags={"event": "event"},
+    phrase="the date of the event {event}",
+    sample=lambda r: {"event": _pick(r, EVENTS)},
+)
 def get_event_date(world: World, event: Annotated[str, Field(description="Event name, e.g. 'hackathon'")]) -> str:
     """Return the ISO date of a calendar event."""
     date = world.calendar.get(event.strip().lower())
@@ -275,9 +370,15 @@ def get_event_date(world: World, event: Annotated[str, Field(description="Event 
     return date
 
 
-@tool(returns="event", tags={"date": "date"}, phrase="the name of the event '{event}' once it is scheduled on {date}",
-      sample=lambda r: {"event": r.choice(["dentist", "team lunch", "code review", "flight home"]),
-                        "date": f"2025-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}"})
+@tool(
+    returns="event",
+    tags={"date": "date"},
+    phrase="the name of the event '{event}' once it is scheduled on {date}",
+    sample=lambda r: {
+        "event": r.choice(["dentist", "team lunch", "code review", "flight home"]),
+        "date": f"2025-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}",
+    },
+)
 def schedule_event(world: World, event: str, date: Date) -> str:
     """Put an event in the calendar on a date (replacing an event of the same name) and return its name."""
     name = event.strip().lower()
@@ -287,22 +388,34 @@ def schedule_event(world: World, event: str, date: Date) -> str:
     return name
 
 
-@tool(returns="number", tags={"date": "date"}, phrase="the number of days from today until {date}",
-      sample=lambda r: {"date": f"2025-{r.randint(2, 12):02d}-{r.randint(1, 28):02d}"})
+@tool(
+    returns="number",
+    tags={"date": "date"},
+    phrase="the number of days from today until {date}",
+    sample=lambda r: {"date": f"2025-{r.randint(2, 12):02d}-{r.randint(1, 28):02d}"},
+)
 def days_until(world: World, date: Date) -> int:
     """Return the number of days from today (the calendar's current date) until a date; negative if past."""
     return (_date(date) - world.today).days
 
 
-@tool(returns="date", tags={"date": "date"}, phrase="the date {days} days after {date}",
-      sample=lambda r: {"date": f"2025-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}", "days": r.randint(1, 60)})
+@tool(
+    returns="date",
+    tags={"date": "date"},
+    phrase="the date {days} days after {date}",
+    sample=lambda r: {"date": f"2025-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}", "days": r.randint(1, 60)},
+)
 def add_days(world: World, date: Date, days: int) -> str:
     """Return the ISO date a number of days after a date (negative days go back)."""
     return (_date(date) + dt.timedelta(days=days)).isoformat()
 
 
-@tool(returns="text", tags={"date": "date"}, phrase="the weekday of {date}",
-      sample=lambda r: {"date": f"2025-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}"})
+@tool(
+    returns="text",
+    tags={"date": "date"},
+    phrase="the weekday of {date}",
+    sample=lambda r: {"date": f"2025-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}"},
+)
 def get_weekday(world: World, date: Date) -> str:
     """Return the English weekday name of an ISO date."""
     return _date(date).strftime("%A")
@@ -311,8 +424,12 @@ def get_weekday(world: World, date: Date) -> str:
 # ---- files -------------------------------------------------------------------------------------------------------
 
 
-@tool(returns="path", tags={}, phrase="the path of the file whose name contains '{keyword}'",
-      sample=lambda r: {"keyword": r.choice(["todo", "poem", "q1", "q2", "readme"])})
+@tool(
+    returns="path",
+    tags={},
+    phrase="the path of the file whose name contains '{keyword}'",
+    sample=lambda r: {"keyword": r.choice(["todo", "poem", "q1", "q2", "readme"])},
+)
 def find_file(world: World, keyword: str) -> str:
     """Return the path of the first file (alphabetically) whose path contains a keyword."""
     matches = sorted(p for p in world.files if keyword.strip().lower() in p.lower())
@@ -321,8 +438,12 @@ def find_file(world: World, keyword: str) -> str:
     return matches[0]
 
 
-@tool(returns="text", tags={"path": "path"}, phrase="the contents of the file {path}",
-      sample=lambda r: {"path": _pick(r, FILES)})
+@tool(
+    returns="text",
+    tags={"path": "path"},
+    phrase="the contents of the file {path}",
+    sample=lambda r: {"path": _pick(r, FILES)},
+)
 def read_file(world: World, path: str) -> str:
     """Return the text of a file."""
     if path not in world.files:
@@ -330,8 +451,12 @@ def read_file(world: World, path: str) -> str:
     return world.files[path]
 
 
-@tool(returns="path", tags={"content": "text"}, phrase="the path of the file {path} after writing {content} to it",
-      sample=lambda r: {"path": f"/tmp/note{r.randint(1, 99)}.txt", "content": r.choice(["hello world", "done"])})
+@tool(
+    returns="path",
+    tags={"content": "text"},
+    phrase="the path of the file {path} after writing {content} to it",
+    sample=lambda r: {"path": f"/tmp/note{r.randint(1, 99)}.txt", "content": r.choice(["hello world", "done"])},
+)
 def write_file(world: World, path: str, content: str) -> str:
     """Write text to a file (overwriting it) and return its path."""
     if not path.startswith("/"):
@@ -340,8 +465,12 @@ def write_file(world: World, path: str, content: str) -> str:
     return path
 
 
-@tool(returns="number", tags={"text": "text"}, phrase="the number of words in {text}",
-      sample=lambda r: {"text": r.choice(["one two three", "a quick test of words", "hello"])})
+@tool(
+    returns="number",
+    tags={"text": "text"},
+    phrase="the number of words in {text}",
+    sample=lambda r: {"text": r.choice(["one two three", "a quick test of words", "hello"])},
+)
 def count_words(world: World, text: str) -> int:
     """Count the whitespace-separated words of a text."""
     return len(text.split())
@@ -359,14 +488,41 @@ def _sample_flights() -> list[str]:
 
 
 ALL_TOOLS: list[Tool] = [
-    get_capital, get_country_of_city, get_currency, get_population, get_continent, get_language, distance_km,
-    get_utc_offset, get_temperature, get_weather_condition, get_airport_code, get_airport_city, find_cheapest_flight,
-    get_flight_price, get_flight_duration, get_flight_destination, convert_currency, convert_units, multiply,
-    add_numbers, round_number, get_event_date, schedule_event, days_until, add_days, get_weekday, find_file, read_file, write_file, count_words,
+    get_capital,
+    get_country_of_city,
+    get_currency,
+    get_population,
+    get_continent,
+    get_language,
+    distance_km,
+    get_utc_offset,
+    get_temperature,
+    get_weather_condition,
+    get_airport_code,
+    get_airport_city,
+    find_cheapest_flight,
+    get_flight_price,
+    get_flight_duration,
+    get_flight_destination,
+    convert_currency,
+    convert_units,
+    multiply,
+    add_numbers,
+    round_number,
+    get_event_date,
+    schedule_event,
+    days_until,
+    add_days,
+    get_weekday,
+    find_file,
+    read_file,
+    write_file,
+    count_words,
 ]
 #: Tools seen only in the unseen split (DepthBench keeps validation tools disjoint from training tools).
-HELD_OUT = frozenset({"get_continent", "get_language", "distance_km", "get_utc_offset", "get_weekday",
-                      "get_flight_duration"})
+HELD_OUT = frozenset(
+    {"get_continent", "get_language", "distance_km", "get_utc_offset", "get_weekday", "get_flight_duration"}
+)
 
 
 def default_toolset() -> Toolset:

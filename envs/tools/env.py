@@ -1,106 +1,103 @@
-"""The multi-turn tool env: the agent calls tools (any number per turn), the env runs them and answers with tool
-messages, until the agent gives a final answer, submits a TIER chain, or the turn limit ends the episode.
+"""The tool envs: a few lines each on `rlvr_gym.Env`; all judging lives in `verifier.py`.
 
-Scoring is the TIER rubric over the whole episode (see `tier.py`); the answer is checked against the value the
-task's reference chain produced when the task was generated, so any execution path that reaches it gets full credit.
+`ToolDepthEnv` is multi-turn: each action's calls run and come back as tool messages until the agent answers
+(`Answer: <value>`, no call) or submits a TIER chain. `BFCLEnv` is single-turn and AST-checked.
 """
 
 from __future__ import annotations
 
+import random
+from collections.abc import Sequence
 from typing import Any
 
 from rlvr_gym import Env, Message, StepResult, Task, Verdict
-from rlvr_gym.toolcalls import ParsedOutput, normalize_tools, parse_tool_calls
+from rlvr_gym.env import feedback
 
-from .answers import text_matches, values_match
-from .catalog import default_toolset
-from .executor import execute_parsed
-from .tier import TIER_PENALTY, TierTally, tier_rubric, tier_verdict
-from .toolset import ToolOutcome, Toolset
+from .tasks import BFCLTasks, DepthTasks
+from .verifier import ToolEpisode, tool_messages, verify, wrong_answers
+
+_LEGACY_SPLITS = {"unseen": "unseen", "all": "all"}  # the old `split=` values that named a tool pool
 
 
 class ToolEnv(Env):
-    """Base of tool-calling envs over a `Toolset`. Subclasses provide `get_task` (and `num_tasks`).
-
-    Tasks carry `metadata["tools"]` (the OpenAI schemas offered to the agent; agents pass them to chat templates and
-    servers), `metadata["tool_names"]` and `ground_truth["answer"]`.
-    """
+    """Shared surface of the tool envs: the pure verifier, the wrong answers and the offered tools."""
 
     family = "tools"
-    max_turns = 10
+    verify_budget_s = 0.2
 
-    def __init__(
-        self, *, toolset: Toolset | None = None, tier_weights: dict[str, float] | None = None,
-        tier_penalty: float = TIER_PENALTY, **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.toolset = toolset or default_toolset()
-        self.rubric = tier_rubric(tier_weights)
-        self.penalty = tier_penalty
-        self.world: Any = None
-        self.tally = TierTally()
+    def verify(self, task: Task | dict[str, Any], actions: Sequence[str]) -> Verdict:
+        return verify(self.coerce_task(task), list(actions)[: self.max_turns])
 
-    # -- episode
-    def start(self, task: Task) -> list[Message]:
-        self.world = self.toolset.new_world()
-        self.tally = TierTally()
-        return task.prompt_messages()
+    def wrong_answers(self, task: Task, rng: random.Random) -> list[list[str]]:
+        return wrong_answers(task, rng)
 
     def offered(self) -> list[str]:
         assert self.task is not None
-        meta = self.task.metadata
-        if meta.get("tool_names"):
-            return list(meta["tool_names"])
-        return list(normalize_tools(meta.get("tools")) or self.toolset.names())
+        return list(self.task.metadata.get("tool_names") or [])
+
+
+class ToolDepthEnv(ToolEnv):
+    """`rlvr/ToolDepth-v0`: compositional tool chains of depth 1-6, TIER components with provenance."""
+
+    max_turns = 10
+
+    def __init__(
+        self,
+        *,
+        depths: list[int] | None = None,
+        split: str = "train",
+        tools: str = "seen",
+        seed: int = 0,
+        extra_tools: int = 3,
+        size: int | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        if split in _LEGACY_SPLITS:
+            split, tools = "eval", _LEGACY_SPLITS[split]
+        config: dict[str, Any] = {"tools": tools, "extra_tools": extra_tools, "size": size}
+        if depths is not None:
+            config["depths"] = depths
+        self.source = DepthTasks(split=split, seed=seed, **config)
+        self.episode: ToolEpisode | None = None
+
+    def start(self, task: Task) -> list[Message]:
+        self.episode = ToolEpisode(task, self.source.toolset)  # type: ignore[union-attr]
+        return task.prompt_messages()
+
+    def respond(self, action: str) -> StepResult:
+        assert self.episode is not None
+        parsed, records = self.episode.act(action)
+        info = {"calls": len(parsed.calls), "parse_errors": [e.describe() for e in parsed.errors[:10]]}
+        if self.episode.done:
+            verdict = self.episode.verdict()
+            return StepResult(
+                reward=verdict.reward, terminated=True, valid_action=verdict.valid, verdict=verdict, info=info
+            )
+        if records:
+            return StepResult(observation=tool_messages(parsed, records), valid_action=parsed.syntax_ok, info=info)
+        problems = "\n".join(f"- {e.describe()}" for e in parsed.errors[:10])
+        return StepResult(
+            observation=feedback(f"Your tool call could not be used:\n{problems}"), valid_action=False, info=info
+        )
+
+    def truncation_verdict(self) -> Verdict:
+        assert self.episode is not None
+        return self.episode.verdict()
+
+
+class BFCLEnv(ToolEnv):
+    """`rlvr/BFCL-v0`: one BFCL single-turn category (kwarg `category`), one turn, AST-checked."""
+
+    max_turns = 1
+
+    def __init__(
+        self, *, category: str = "simple", split: str = "eval", limit: int | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(**kwargs)
+        self.source = BFCLTasks(split=split, category=category, limit=limit)
 
     def respond(self, action: str) -> StepResult:
         assert self.task is not None
-        names = self.offered()
-        parsed = parse_tool_calls(action, self.toolset.schemas(names))
-        self.tally.add_parse(parsed)
-        info: dict[str, Any] = {"format": parsed.format, "calls": len(parsed.calls),
-                                "parse_errors": [e.describe() for e in parsed.errors]}
-        if parsed.calls:
-            outcomes = execute_parsed(parsed, self.toolset, self.world, names)
-            self.tally.add_outcomes(outcomes)
-            if parsed.format == "tier":
-                return self.finish(self.chain_correct(parsed, outcomes), info, parsed.syntax_ok)
-            return StepResult(observation=self.tool_messages(parsed, outcomes), valid_action=parsed.syntax_ok,
-                              info=info)
-        if parsed.errors:
-            text = "Your tool call could not be used:\n" + "\n".join(f"- {e.describe()}" for e in parsed.errors)
-            return StepResult(observation=[Message(role="user", content=text)], valid_action=False, info=info)
-        return self.finish(text_matches(parsed.content, self.expected()), info, True)
-
-    # -- scoring
-    def expected(self) -> Any:
-        assert self.task is not None
-        return (self.task.ground_truth or {}).get("answer")
-
-    def chain_correct(self, parsed: ParsedOutput, outcomes: list[ToolOutcome]) -> bool:
-        if not outcomes or not all(o.ok for o in outcomes):
-            return False
-        got = [o.result for o in outcomes] if parsed.return_mode == "all" else outcomes[-1].result
-        return values_match(got, self.expected())
-
-    def finish(self, correct: bool, info: dict[str, Any], valid: bool) -> StepResult:
-        verdict = self.score(correct)
-        return StepResult(reward=verdict.reward, terminated=True, valid_action=valid, verdict=verdict, info=info)
-
-    def score(self, correct: bool) -> Verdict:
-        notes = "; ".join(self.tally.notes[:10]) or None
-        return tier_verdict(self.tally, correct, rubric=self.rubric, penalty=self.penalty, feedback=notes)
-
-    def truncation_verdict(self) -> Verdict:
-        verdict = self.score(False)
-        return verdict.model_copy(update={"feedback": f"turn limit of {self.max_turns} reached"})
-
-    # -- observations
-    def tool_messages(self, parsed: ParsedOutput, outcomes: list[ToolOutcome]) -> list[Message]:
-        messages = [Message(role="tool", tool_call_id=call.id, name=call.name, content=outcome.as_content())
-                    for call, outcome in zip(parsed.calls, outcomes, strict=True)]
-        syntax = [e for e in parsed.errors if e.call_index is None]
-        if syntax:
-            messages.append(Message(role="user", content="Some tool call blocks could not be parsed:\n"
-                                    + "\n".join(f"- {e.describe()}" for e in syntax)))
-        return messages
+        verdict = verify(self.task, [action])
+        return StepResult(reward=verdict.reward, terminated=True, valid_action=verdict.valid, verdict=verdict)

@@ -1,67 +1,116 @@
-"""Execute parsed tool calls in order, resolving TIER placeholders (`"API_RESPONSE_<id>"`) to earlier outputs.
+"""Run an episode's tool calls and keep the executor's own record of where every argument value came from.
 
-A call the parser already flagged (unknown tool, schema violation) is answered with that structured error and not
-run; everything else runs through the tool's strict pydantic validation. Nothing here raises.
+Provenance is what the verifier trusts, never the model's account of it. An argument value derives from an
+earlier call when
+- it is a TIER placeholder `"API_RESPONSE_<id>"` naming that call in the same chain (resolved here), or
+- it equals the output of a call the agent was shown in an earlier turn (it read the tool message and copied it).
+A value typed in the same message as the call that produces it is a guess, not a derivation. A call whose output
+equals one of its own inputs (multiply by one, add zero, a no-op conversion) is a pass-through: values derived from
+it derive from that input's sources; it never stands for a step of a chain (see `provenance.py`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import dataclass, field
 from typing import Any
 
-from rlvr_gym.toolcalls import PARAM_KINDS, PLACEHOLDER, TYPE_KINDS, ParsedOutput, call_arguments
-
+from .parsing import PLACEHOLDER, ParsedOutput, call_arguments
 from .toolset import ToolOutcome, Toolset
 
 
-class _Unresolved(Exception):
-    pass
-
-
-def resolve(value: Any, outputs: dict[str, Any]) -> Any:
-    """Replace placeholder strings (whole values, also inside lists/dicts) by the outputs they name."""
+def value_key(value: Any) -> tuple[str, Any] | None:
+    """Identity of a scalar value for provenance: numbers by exact value, strings as the tools read them."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        return ("num", float(value))
     if isinstance(value, str):
-        match = PLACEHOLDER.fullmatch(value)
-        if match is None:
-            return value
-        if match.group(1) not in outputs:
-            raise _Unresolved(value)
-        return outputs[match.group(1)]
-    if isinstance(value, list):
-        return [resolve(v, outputs) for v in value]
-    if isinstance(value, dict):
-        return {k: resolve(v, outputs) for k, v in value.items()}
-    return value
+        return ("str", value.strip().casefold())
+    return None
 
 
-def execute_parsed(
-    parsed: ParsedOutput, toolset: Toolset, world: Any, allowed: Collection[str] | None = None
-) -> list[ToolOutcome]:
-    """One outcome per call of `parsed`, in order; successful outputs are referable by the call's id."""
-    outputs: dict[str, Any] = {}
-    outcomes: list[ToolOutcome] = []
-    for index, call in enumerate(parsed.calls):
-        outcome = _execute_one(index, parsed, toolset, world, allowed, outputs)
+@dataclass
+class Record:
+    """One executed (or rejected) call, as the executor saw it."""
+
+    position: int  # order in the episode
+    action: int  # index of the action (turn) that made the call
+    call_id: str
+    name: str
+    outcome: ToolOutcome
+    sources: dict[str, frozenset[int]] = field(default_factory=dict)  # argument -> positions it derives from
+    passthrough: frozenset[int] = frozenset()  # set when the output equals one of the inputs
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome.ok
+
+
+class Executor:
+    """Executes parsed calls in a per-episode world and accumulates `Record`s."""
+
+    def __init__(self, toolset: Toolset, allowed: Collection[str]) -> None:
+        self.toolset = toolset
+        self.allowed = frozenset(allowed)
+        self.world = toolset.new_world()
+        self.records: list[Record] = []
+        self._shown: dict[tuple[str, Any], set[int]] = {}  # output key -> positions shown to the agent
+
+    def run(self, parsed: ParsedOutput, action: int) -> list[Record]:
+        """Execute the calls of one action in order; returns their records (all also kept in `self.records`)."""
+        by_id: dict[str, Record] = {}
+        new: list[Record] = []
+        for call in parsed.calls:
+            record = self._execute(call.name, call.id, call_arguments(call), action, by_id)
+            by_id[call.id] = record
+            new.append(record)
+            self.records.append(record)
+        for record in new:  # the agent sees these outputs from its next turn on
+            key = value_key(record.outcome.result) if record.ok else None
+            if key is not None:
+                self._shown.setdefault(key, set()).add(record.position)
+        return new
+
+    def _execute(self, name: str, call_id: str, raw: dict[str, Any], action: int, by_id: dict[str, Record]) -> Record:
+        position = len(self.records)
+        if name not in self.toolset or name not in self.allowed:
+            outcome = ToolOutcome(ok=False, error_kind="unknown_tool", error=f"unknown tool {name!r}")
+            return Record(position, action, call_id, name, outcome)
+        arguments, sources, unresolved = {}, {}, None
+        for key, value in raw.items():
+            ref = PLACEHOLDER.fullmatch(value) if isinstance(value, str) else None
+            if ref is None:
+                arguments[key] = value
+                sources[key] = self._derived_from(value)
+                continue
+            target = by_id.get(ref.group(1))
+            if target is None or not target.ok:
+                unresolved = value
+                break
+            arguments[key] = target.outcome.result
+            sources[key] = frozenset({target.position}) | target.passthrough
+        if unresolved is not None:
+            outcome = ToolOutcome(
+                ok=False,
+                error_kind="unresolved_reference",
+                error=f"{unresolved} refers to a call that has not produced an output",
+            )
+            return Record(position, action, call_id, name, outcome)
+        outcome = self.toolset.execute(self.world, name, arguments)
+        record = Record(position, action, call_id, name, outcome, sources)
         if outcome.ok:
-            outputs[call.id] = outcome.result
-        outcomes.append(outcome)
-    return outcomes
+            out_key = value_key(outcome.result)
+            same = [k for k, v in (outcome.arguments or {}).items() if out_key is not None and value_key(v) == out_key]
+            record.passthrough = frozenset().union(*(sources.get(k, frozenset()) for k in same))
+        return record
 
-
-def _execute_one(
-    index: int, parsed: ParsedOutput, toolset: Toolset, world: Any, allowed: Collection[str] | None,
-    outputs: dict[str, Any],
-) -> ToolOutcome:
-    call = parsed.calls[index]
-    if call.name not in toolset or (allowed is not None and call.name not in allowed):
-        return ToolOutcome(ok=False, error_kind="unknown_tool", error=f"unknown tool {call.name!r}")
-    flagged = [e for e in parsed.errors_for(index) if e.kind in PARAM_KINDS | TYPE_KINDS]
-    if flagged:
-        return ToolOutcome(ok=False, error_kind="schema", field=flagged[0].field,
-                           error="; ".join(e.message for e in flagged))
-    try:
-        arguments = resolve(call_arguments(call), outputs)
-    except _Unresolved as exc:
-        return ToolOutcome(ok=False, error_kind="unresolved_reference",
-                           error=f"{exc} refers to a call that has not produced an output (yet)")
-    return toolset.execute(world, call.name, arguments)
+    def _derived_from(self, value: Any) -> frozenset[int]:
+        key = value_key(value)
+        if key is None or key not in self._shown:
+            return frozenset()
+        positions = self._shown[key]
+        out = set(positions)
+        for p in positions:
+            out |= self.records[p].passthrough
+        return frozenset(out)

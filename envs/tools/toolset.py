@@ -15,6 +15,8 @@ from typing import Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
+_PARAM_ERRORS = frozenset({"missing", "extra_forbidden"})
+
 
 class ToolError(Exception):
     """Raised by a tool for a failure the model should see (unknown city, no such flight, ...)."""
@@ -28,6 +30,9 @@ class ToolOutcome(BaseModel):
     error_kind: str | None = None  # unknown_tool / schema / runtime / unresolved_reference
     error: str | None = None
     field: str | None = None
+    arguments: dict[str, Any] | None = None  # the validated arguments, defaults filled in (when they validated)
+    param_errors: int = 0  # missing or undeclared parameters (TIER's parameter count)
+    type_errors: int = 0  # values of the wrong type or outside the allowed values (TIER's type count)
 
     def as_content(self) -> str:
         """The tool message content the model sees."""
@@ -61,24 +66,35 @@ class Tool:
 
     @property
     def schema(self) -> dict[str, Any]:
-        return {"type": "function",
-                "function": {"name": self.name, "description": self.description, "parameters": self.parameters}}
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
 
     def run(self, world: Any, arguments: dict[str, Any]) -> ToolOutcome:
         """Validate strictly, then call. Never raises."""
         try:
             parsed = self.args_model.model_validate(arguments)
         except ValidationError as exc:
-            first = exc.errors()[0]
+            errors = exc.errors()
+            params = sum(1 for e in errors if e["type"] in _PARAM_ERRORS)
+            first = errors[0]
             field = ".".join(str(p) for p in first.get("loc", ())) or None
-            return ToolOutcome(ok=False, error_kind="schema", field=field,
-                               error=f"{field or 'arguments'}: {first.get('msg', 'invalid')}")
+            return ToolOutcome(
+                ok=False,
+                error_kind="schema",
+                field=field,
+                param_errors=params,
+                type_errors=len(errors) - params,
+                error=f"{field or 'arguments'}: {first.get('msg', 'invalid')}",
+            )
+        values = {k: getattr(parsed, k) for k in type(parsed).model_fields}
         try:
-            return ToolOutcome(ok=True, result=self.fn(world, **{k: getattr(parsed, k) for k in type(parsed).model_fields}))
+            return ToolOutcome(ok=True, result=self.fn(world, **values), arguments=values)
         except ToolError as exc:
-            return ToolOutcome(ok=False, error_kind="runtime", error=str(exc))
+            return ToolOutcome(ok=False, error_kind="runtime", error=str(exc), arguments=values)
         except Exception as exc:  # a tool bug is still an answerable error, never a crash of the loop
-            return ToolOutcome(ok=False, error_kind="runtime", error=f"{type(exc).__name__}: {exc}")
+            return ToolOutcome(ok=False, error_kind="runtime", error=f"{type(exc).__name__}: {exc}", arguments=values)
 
 
 def tool(**meta: Any) -> Callable[[Callable[..., Any]], Tool]:

@@ -6,7 +6,7 @@ from rlvr_gym import Generation, Message, SamplingParams, Task, Turn
 from rlvr_gym.agents.chat import ChatAgent, action_text, split_agent_options
 from rlvr_gym.agents.templates import encode_chat
 from rlvr_gym.agents.tito import trajectory_from_turns
-from rlvr_gym.toolcalls import parse_tool_calls
+from rlvr_gym.envs.tools.parsing import parse_tool_calls
 
 TASK = Task(id="t", prompt="unused")
 

@@ -10,7 +10,7 @@ import pytest
 
 from rlvr_gym import ErrorKind, GenerationRequest, Message, PolicyError, SamplingParams
 from rlvr_gym.agents.openai import OpenAIPolicy, normalize_base_url, openai_agent, split_model_url
-from rlvr_gym.toolcalls import parse_tool_calls
+from rlvr_gym.envs.tools.parsing import parse_tool_calls
 
 CHAT = GenerationRequest(messages=[Message(role="user", content="2+2?")], sampling=SamplingParams(max_new_tokens=8))
 

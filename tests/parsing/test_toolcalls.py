@@ -1,4 +1,4 @@
-"""Unit tests of the tool-call parser, including adversarial inputs."""
+"""Unit tests of the tools family's call parser (envs/tools/parsing.py), including adversarial inputs."""
 
 from __future__ import annotations
 
@@ -8,16 +8,7 @@ import time
 import pytest
 
 from rlvr_gym import ToolCall
-from rlvr_gym.agents import parsing as agent_parsing
-from rlvr_gym.toolcalls import (
-    MAX_CHARS,
-    call_arguments,
-    check_calls,
-    format_tool_calls,
-    normalize_tools,
-    parse_tool_calls,
-    validate_arguments,
-)
+from rlvr_gym.envs.tools.parsing import MAX_CHARS, call_arguments, format_tool_calls, parse_tool_calls
 
 WEATHER = {
     "type": "function",
@@ -35,9 +26,14 @@ WEATHER = {
         },
     },
 }
-ADD = {"name": "add", "parameters": {"type": "object", "properties": {"a": {"type": "number"},
-                                                                       "b": {"type": "number"}},
-                                     "required": ["a", "b"]}}
+ADD = {
+    "name": "add",
+    "parameters": {
+        "type": "object",
+        "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+        "required": ["a", "b"],
+    },
+}
 TOOLS = [WEATHER, ADD]
 
 
@@ -84,40 +80,19 @@ def test_missing_closing_tag_is_accepted_when_json_is_complete():
     assert out.ok and len(out.calls) == 1
 
 
-def test_openai_server_tool_calls_json():
-    payload = {"tool_calls": [{"id": "call_abc", "type": "function",
-                               "function": {"name": "add", "arguments": json.dumps({"a": 1, "b": 2})}}]}
-    out = parse_tool_calls(json.dumps(payload), TOOLS)
-    assert out.ok and out.format == "openai"
-    assert out.calls[0].id == "call_abc" and out.arguments(0) == {"a": 1, "b": 2}
-
-
-def test_fenced_json_block():
-    text = "Calling now:\n```json\n" + json.dumps({"name": "add", "arguments": {"a": 2, "b": 5}}) + "\n```\nDone."
+@pytest.mark.parametrize(
+    "text",
+    [
+        json.dumps({"tool_calls": [{"id": "c", "function": {"name": "add", "arguments": "{}"}}]}),
+        "Calling now:\n```json\n" + json.dumps({"name": "add", "arguments": {"a": 2, "b": 5}}) + "\n```\nDone.",
+        '{"name": "add", "arguments": {"a": 1, "b": 1}}',
+        'Sure! {"name": "add", "arguments": {"a": 1, "b": 1}} there.',
+    ],
+)
+def test_json_outside_tool_call_tags_is_content_not_a_call(text):
+    # one format only: an example or a quotation in prose can never run
     out = parse_tool_calls(text, TOOLS)
-    assert out.ok and out.format == "fenced" and out.calls[0].name == "add"
-    assert out.content == "Calling now:\n\nDone."
-
-
-def test_fenced_json_that_is_not_a_call_stays_content():
-    text = 'The result is:\n```json\n{"temperature": 21}\n```'
-    out = parse_tool_calls(text, TOOLS)
-    assert out.calls == [] and out.ok and "temperature" in out.content
-
-
-def test_fenced_python_code_is_not_a_call():
-    out = parse_tool_calls('```python\nprint({"name": "x"})\n```')
-    assert out.calls == [] and out.ok
-
-
-def test_bare_hermes_json():
-    out = parse_tool_calls('{"name": "add", "arguments": {"a": 1, "b": 1}}', TOOLS)
-    assert out.ok and out.format == "json" and out.calls[0].name == "add"
-
-
-def test_bare_call_after_prose():
-    out = parse_tool_calls('Sure! {"name": "add", "arguments": {"a": 1, "b": 1}} there.', TOOLS)
-    assert out.ok and out.calls[0].name == "add" and out.content == "Sure!  there."
+    assert out.ok and out.calls == [] and out.format == "none" and out.content == text.strip()
 
 
 def test_plain_answer_has_no_calls_and_no_errors():
@@ -173,7 +148,7 @@ def test_multiple_think_sections_joined():
 
 
 def test_nested_braces_and_tags_inside_strings():
-    args = {"city": "a}b{c\"d </tool_call> <tool_call> ```"}
+    args = {"city": 'a}b{c"d </tool_call> <tool_call> ```'}
     out = parse_tool_calls(hermes("get_weather", args) + "\n" + hermes("add", {"a": 1, "b": 2}), TOOLS)
     assert out.ok, out.errors
     assert out.arguments(0) == args and [c.name for c in out.calls] == ["get_weather", "add"]
@@ -231,16 +206,8 @@ def test_non_string_name_is_invalid_call():
 def test_unknown_tool_name_is_reported_with_call_index():
     out = parse_tool_calls(hermes("add", {"a": 1, "b": 2}) + hermes("teleport", {"to": "Mars"}), TOOLS)
     assert len(out.calls) == 2
-    assert [(e.kind, e.call_index, e.tool) for e in out.errors] == [("unknown_tool", 1, "teleport")]
+    assert [(e.kind, e.call_index) for e in out.errors] == [("unknown_tool", 1)]
     assert out.syntax_ok and not out.ok
-
-
-def test_wrong_types_missing_and_unknown_parameters():
-    out = parse_tool_calls(hermes("get_weather", {"days": "3", "unit": "kelvin", "color": "red"}), TOOLS)
-    kinds = sorted((e.kind, e.field) for e in out.errors)
-    assert kinds == [("invalid_value", "unit"), ("missing_argument", "city"), ("unexpected_argument", "color"),
-                     ("wrong_type", "days")]
-    assert out.count({"missing_argument", "unexpected_argument"}) == 2
 
 
 def test_deeply_nested_json_does_not_raise():
@@ -250,7 +217,7 @@ def test_deeply_nested_json_does_not_raise():
 
 
 def test_huge_integer_does_not_raise():
-    out = parse_tool_calls('<tool_call>{"name": "add", "arguments": {"a": ' + "9" * 10_000 + ", \"b\": 1}}</tool_call>")
+    out = parse_tool_calls('<tool_call>{"name": "add", "arguments": {"a": ' + "9" * 10_000 + ', "b": 1}}</tool_call>')
     assert out.calls == [] and out.errors
 
 
@@ -259,16 +226,42 @@ def test_huge_input_is_linear_and_capped():
     start = time.perf_counter()
     out = parse_tool_calls(big + hermes("add", {"a": 1, "b": 2}), TOOLS)
     assert out.ok and len(out.calls) == 1
-    many_opens = "<tool_call>{\"name\": \"add\", " * 30_000  # ~1 MB of unterminated blocks
+    many_opens = '<tool_call>{"name": "add", ' * 30_000  # ~1 MB of unterminated blocks
     out = parse_tool_calls(many_opens, TOOLS)
     assert out.errors and out.calls == []
     out = parse_tool_calls("```json\n" * 120_000)
     out = parse_tool_calls("<think>" * 150_000)
-    out = parse_tool_calls('<think>x</think>{"name": "add", "arguments": {}}' * 30_000)
+    out = parse_tool_calls('<think>x</think><tool_call>{"name": "add", "arguments": {}}' * 20_000)
     assert len(out.calls) <= 64
-    out = parse_tool_calls('<think>x</think>{"name": "add", "arguments": {' * 30_000)
-    assert out.errors
     assert time.perf_counter() - start < 5.0
+
+
+ADVERSARIAL = {
+    "newlines": "\n" * 1_000_000,
+    "backticks": "`" * 1_000_000,
+    "fences": "```json\n" * 125_000,
+    "brackets": "[" * 500_000 + "]" * 500_000,
+    "braces": "{" * 1_000_000,
+    "repeated_tags": "<tool_call>" * 90_000,
+    "unterminated_calls": '<tool_call>{"name": "add", "arguments": {"a": "' * 20_000,
+    "calls_then_junk": hermes("add", {"a": 1, "b": 2}) * 64 + "}" * 1_000_000,
+    "think_tags": "<think></think>" * 66_000,
+    "placeholders": '<tool_call return="one">{"0": {"add": {"a": "API_RESPONSE_0' + "_" * 1_000_000,
+}
+
+
+@pytest.mark.parametrize("name", sorted(ADVERSARIAL))
+def test_one_megabyte_adversarial_action_parses_under_100_ms(name):
+    text = ADVERSARIAL[name]
+    parse_tool_calls(text[:1000])  # warm-up (regex compilation, imports)
+    best = min(_timed(lambda: parse_tool_calls(text, TOOLS)) for _ in range(3))  # best of 3: a busy machine
+    assert best < 0.1, f"{name}: {best * 1000:.0f} ms"
+
+
+def _timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
 
 
 def test_input_beyond_cap_is_reported():
@@ -292,9 +285,24 @@ def test_non_string_input_does_not_raise():
     assert out.calls == []
 
 
-@pytest.mark.parametrize("text", ["<tool_call>", "<tool_call>{", "```json\n{", "{\"name\":", "</think>", "<think>",
-                                  "<tool_call>null</tool_call>", "<tool_call>[]</tool_call>", "\x00\ud800",
-                                  '<tool_call return="maybe">{"0": {"a": 5}}</tool_call>', "{\"tool_calls\": 3}"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<tool_call>",
+        "<tool_call>{",
+        "```json\n{",
+        '{"name":',
+        "</think>",
+        "<think>",
+        "<tool_call>null</tool_call>",
+        "<tool_call>[]</tool_call>",
+        "\x00\ud800",
+        '<tool_call return="maybe">{"0": {"a": 5}}</tool_call>',
+        '{"tool_calls": 3}',
+        '<tool_call>{"0": {"": {}}}</tool_call>',
+        "<tool_call>[1, 2]</tool_call>",
+    ],
+)
 def test_garbage_never_raises(text):
     out = parse_tool_calls(text, TOOLS)
     assert isinstance(out.errors, list)
@@ -304,72 +312,29 @@ def test_garbage_never_raises(text):
 
 
 def test_format_round_trips_hermes():
-    calls = [ToolCall(id="call_0", name="add", arguments='{"a": 1, "b": 2}'),
-             ToolCall(id="call_1", name="get_weather", arguments='{"city": "Zürich </tool_call> {"}')]
+    calls = [
+        ToolCall(id="call_0", name="add", arguments='{"a": 1, "b": 2}'),
+        ToolCall(id="call_1", name="get_weather", arguments='{"city": "Zürich </tool_call> {"}'),
+    ]
     out = parse_tool_calls(format_tool_calls(calls), TOOLS)
     assert out.ok and [(c.name, call_arguments(c)) for c in out.calls] == [(c.name, call_arguments(c)) for c in calls]
 
 
 def test_format_keeps_server_ids():
-    calls = [ToolCall(id="call_abc123", name="add", arguments='{"a": 1, "b": 2}'),
-             ToolCall(id="call_1", name="add", arguments='{"a": 3, "b": 4}')]
+    calls = [
+        ToolCall(id="call_abc123", name="add", arguments='{"a": 1, "b": 2}'),
+        ToolCall(id="call_1", name="add", arguments='{"a": 3, "b": 4}'),
+    ]
     text = format_tool_calls(calls)
     assert '"id": "call_abc123"' in text and text.count('"id"') == 1
     assert [c.model_dump() for c in parse_tool_calls(text, TOOLS).calls] == [c.model_dump() for c in calls]
 
 
 def test_format_round_trips_tier():
-    calls = [ToolCall(id="0", name="add", arguments='{"a": 1, "b": 2}'),
-             ToolCall(id="1", name="add", arguments='{"a": "API_RESPONSE_0", "b": 2}')]
+    calls = [
+        ToolCall(id="0", name="add", arguments='{"a": 1, "b": 2}'),
+        ToolCall(id="1", name="add", arguments='{"a": "API_RESPONSE_0", "b": 2}'),
+    ]
     out = parse_tool_calls(format_tool_calls(calls, style="tier", return_mode="all"), TOOLS)
     assert out.ok and out.format == "tier" and out.return_mode == "all"
     assert [c.model_dump() for c in out.calls] == [c.model_dump() for c in calls]
-
-
-def test_validate_arguments_nested_and_placeholders():
-    schema = {"type": "object", "properties": {
-        "items": {"type": "array", "items": {"type": "object", "properties": {"sku": {"type": "string"},
-                                                                              "qty": {"type": "integer"}},
-                                             "required": ["sku"]}},
-        "note": {"type": ["string", "null"]}}, "required": ["items"]}
-    bad = validate_arguments({"items": [{"sku": "a", "qty": 1}, {"qty": 1.5}, {"sku": 3}], "note": None}, schema)
-    assert sorted((m.kind, m.path) for m in bad) == [("missing", "items[1].sku"), ("type", "items[1].qty"),
-                                                     ("type", "items[2].sku")]
-    assert [m.category for m in bad].count("type") == 2
-    assert validate_arguments({"items": "API_RESPONSE_3"}, schema) == []
-    assert validate_arguments({"items": [], "note": "ok"}, {"type": "function", "function": {"parameters": schema}}) == []
-
-
-def test_validate_arguments_bfcl_type_aliases_and_int_for_float():
-    schema = {"type": "dict", "properties": {"x": {"type": "float"}, "t": {"type": "tuple"}, "d": {"type": "dict"},
-                                             "z": {"type": "any"}}, "required": ["x"]}
-    assert validate_arguments({"x": 3, "t": [1, 2], "d": {}, "z": None}, schema) == []
-    assert [m.kind for m in validate_arguments({"x": "3"}, schema)] == ["type"]
-
-
-def test_validate_arguments_bool_is_not_integer_and_anyof():
-    schema = {"type": "object", "properties": {"n": {"type": "integer"},
-                                               "v": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}
-    assert [m.path for m in validate_arguments({"n": True, "v": 1}, schema)] == ["n"]
-    assert [m.path for m in validate_arguments({"n": 2.0, "v": [1]}, schema)] == ["v"]
-
-
-def test_validate_arguments_invalid_json_string():
-    assert [m.kind for m in validate_arguments("{oops", ADD)] == ["type"]
-
-
-def test_check_calls_for_structured_server_calls():
-    calls = [ToolCall(name="add", arguments='{"a": 1}'), ToolCall(name="nope", arguments="{}")]
-    errors = check_calls(calls, TOOLS)
-    assert [(e.kind, e.call_index) for e in errors] == [("missing_argument", 0), ("unknown_tool", 1)]
-
-
-def test_normalize_tools_shapes():
-    specs = normalize_tools({"add": ADD["parameters"], "w": WEATHER})
-    assert set(specs) == {"add", "get_weather"} and specs["add"]["parameters"]["required"] == ["a", "b"]
-    assert normalize_tools([WEATHER, ADD, "junk", {"function": {"name": 3}}]).keys() == {"get_weather", "add"}
-
-
-def test_agents_reexport_is_the_same_parser():
-    assert agent_parsing.parse_tool_calls is parse_tool_calls
-    assert agent_parsing.format_tool_calls is format_tool_calls

@@ -1,5 +1,5 @@
-"""ToolDepth env: oracle chains score 1.0 at every depth, corrupted chains lose exactly TIER's components,
-multi-turn play, determinism, Gymnasium compliance and fuzzing of `step`."""
+"""ToolDepth: the oracle chain scores 1.0 at every depth, the reward follows provenance (attacks written by
+someone who has read the verifier), multi-turn play, determinism, splits, Gymnasium compliance and fuzzing."""
 
 from __future__ import annotations
 
@@ -11,175 +11,346 @@ from gymnasium.utils.env_checker import check_env
 
 import rlvr_gym
 from rlvr_gym import ToolCall
+from rlvr_gym.envs.tools.answers import Ambiguous, answer_matches, extract_answer
 from rlvr_gym.envs.tools.catalog import HELD_OUT, default_toolset, get_capital
-from rlvr_gym.envs.tools.depth import ToolDepthEnv
-from rlvr_gym.toolcalls import format_tool_calls
+from rlvr_gym.envs.tools.env import ToolDepthEnv
+from rlvr_gym.envs.tools.parsing import format_tool_calls
+from rlvr_gym.envs.tools.tasks import DepthTasks
+from rlvr_gym.envs.tools.verifier import verify, wrong_answers
 
 PER_DEPTH = 8
+TOOLSET = default_toolset()
+NEUTRAL_TOOLS = ["multiply", "add_numbers", "round_number", "convert_units"]
 
 
-def chain_calls(task) -> list[ToolCall]:
-    return [ToolCall.model_validate(c) for c in task.ground_truth["chain"]]
+def hermes(name: str, **args) -> str:
+    return format_tool_calls([ToolCall(name=name, arguments=json.dumps(args))])
 
 
-def run(env, index_or_task, actions):
-    options = {"task": index_or_task} if not isinstance(index_or_task, int) else {"task_index": index_or_task}
-    env.reset(options=options)
-    info = {}
-    for action in actions:
-        _, _, terminated, truncated, info = env.step(action)
-        if terminated or truncated:
-            return info["verdict"]
-    return env.truncation_verdict()
+def tier(*calls: tuple[str, dict]) -> str:
+    return format_tool_calls(
+        [ToolCall(id=str(k), name=n, arguments=json.dumps(a)) for k, (n, a) in enumerate(calls)], style="tier"
+    )
 
 
-@pytest.fixture(scope="module")
-def env():
-    return ToolDepthEnv()
+def custom_task(steps: list[tuple[str, dict, str | None]], extra: list[str] = NEUTRAL_TOOLS):
+    """A depth task with a hand-picked chain (outputs from a real run) and some neutral tools on offer."""
+    chain = [(TOOLSET[name], args, param) for name, args, param in steps]
+    world, outputs = TOOLSET.new_world(), []
+    for tool, args, param in chain:
+        outcome = tool.run(world, {**args, param: outputs[-1]} if param else args)
+        assert outcome.ok, outcome
+        outputs.append(outcome.result)
+    source = DepthTasks(extra_tools=0)
+    task = source._build(0, random.Random(0), chain, outputs, "What is it?")
+    names = [*task.metadata["tool_names"], *[n for n in extra if n not in task.metadata["tool_names"]]]
+    task.metadata.update(tool_names=names, tools=TOOLSET.schemas(names))
+    return task
 
 
-@pytest.mark.parametrize("split", ["train", "unseen"])
-def test_reference_chain_scores_one_at_every_depth(split):
-    env = ToolDepthEnv(split=split)
-    seen = set()
+POPULATION = custom_task([("get_population", {"country": "China"}, None)])  # 1,410,000,000
+CAPITAL_OF_LYON = custom_task([("get_country_of_city", {"city": "Lyon"}, None), ("get_capital", {}, "country")])
+TRIPLED = custom_task([("get_population", {"country": "Norway"}, None), ("multiply", {"b": 3.0}, "a")])
+EUROS = custom_task([("convert_currency", {"amount": 100.0, "from_currency": "USD", "to_currency": "EUR"}, None)])
+
+
+def literal_turns(task) -> list[str]:
+    """One call per turn with the previous output copied from the tool message, as a model would."""
+    outputs = task.ground_truth["outputs"]
+    return [
+        hermes(s["name"], **{**s["arguments"], **({s["chained"]: outputs[k - 1]} if s["chained"] else {})})
+        for k, s in enumerate(task.ground_truth["chain"])
+    ]
+
+
+def _show(value) -> str:
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+# ---- oracle, determinism, splits -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tools", ["seen", "unseen"])
+def test_reference_chain_scores_one_at_every_depth(tools):
+    env = ToolDepthEnv(tools=tools)
+    depths = set()
     for index in range(6 * PER_DEPTH):
         task = env.get_task(index)
-        verdict = run(env, index, task.reference_actions)
-        assert verdict.reward == pytest.approx(1.0), (task.metadata, verdict)
-        assert verdict.passed
-        seen.add(task.metadata["depth"])
-        chain_tools = set(task.metadata["chain_tools"])
-        assert (chain_tools & HELD_OUT) if split == "unseen" else not (set(task.metadata["tool_names"]) & HELD_OUT)
-    assert seen == {1, 2, 3, 4, 5, 6}
+        verdict = env.verify(task, task.reference_actions)
+        assert verdict.reward == pytest.approx(1.0) and verdict.passed and verdict.valid, (task.metadata, verdict)
+        depths.add(task.metadata["depth"])
+        chain_tools = {s["name"] for s in task.ground_truth["chain"]}
+        assert (chain_tools & HELD_OUT) if tools == "unseen" else not (set(task.metadata["tool_names"]) & HELD_OUT)
+        assert task.id == f"tools/train/{index}" and 1 <= task.metadata["difficulty"] <= 5
+    assert depths == {1, 2, 3, 4, 5, 6}
 
 
-def test_tasks_are_deterministic_and_depth_is_in_metadata(env):
+def test_tasks_are_deterministic_and_public_metadata_hides_the_chain():
     a, b = ToolDepthEnv(seed=3).get_task(7), ToolDepthEnv(seed=3).get_task(7)
     assert a.model_dump() == b.model_dump()
     assert ToolDepthEnv(seed=4).get_task(7).model_dump() != a.model_dump()
-    assert a.metadata["depth"] == 2  # depths [1..6], index 7 -> 7 % 6 = 1 -> depth 2
-    assert len(a.ground_truth["chain"]) == 2
-    obs1, _ = env.reset(seed=11)
-    obs2, _ = env.reset(seed=11)
-    assert obs1 == obs2
+    assert a.metadata["depth"] == 2 and len(a.ground_truth["chain"]) == 2
+    public = json.dumps(a.view().metadata)
+    assert "API_RESPONSE" not in public and "outputs" not in public and "chain" not in public
+    assert str(a.ground_truth["answer"]) not in json.dumps(a.view().model_dump())
 
 
-def test_prompt_has_schemas_and_exact_format(env):
-    task = env.get_task(3)
+def test_no_repeated_question_within_a_split_and_splits_are_disjoint():
+    train = [DepthTasks(split="train").task(i).prompt[1].content for i in range(300)]
+    evals = [DepthTasks(split="eval").task(i).prompt[1].content for i in range(60)]
+    assert len(set(train)) == len(train) and len(set(evals)) == len(evals)
+    assert not set(train) & set(evals)
+
+
+def test_prompt_has_schemas_and_exact_format():
+    task = ToolDepthEnv().get_task(3)
     system = task.prompt[0].content
-    assert "<tools>" in system and "<tool_call>" in system and "Answer: <value>" in system
-    assert 'API_RESPONSE_' in system
+    assert "<tools>" in system and "<tool_call>" in system and "Answer: <value>" in system and "API_RESPONSE_" in system
     for name in task.metadata["tool_names"]:
         assert f'"name": "{name}"' in system
     assert len(task.metadata["tool_names"]) == task.metadata["depth"] + 3
 
 
-def _corrupt_and_score(env, task, mutate):
-    calls = chain_calls(task)
-    mutate(calls)
-    return run(env, task, [format_tool_calls(calls, style="tier")])
+# ---- provenance: what earns the answer -----------------------------------------------------------------------------
 
 
-def _expected(components: dict[str, float]) -> float:
-    weights = {"format": 0.1, "tool_names": 0.1, "params": 0.1, "types": 0.1, "execution": 0.1, "answer": 0.5}
-    return sum(weights[k] * v for k, v in components.items())
+def test_multi_turn_chain_with_copied_outputs_scores_one():
+    for task in (POPULATION, CAPITAL_OF_LYON, TRIPLED, EUROS):
+        verdict = verify(task, [*literal_turns(task), f"Done.\nAnswer: {_show(task.ground_truth['answer'])}"])
+        assert verdict.passed and verdict.reward == pytest.approx(1.0), verdict
 
 
-def _tier_part(verdict):
-    return {k: verdict.components[k] for k in ("format", "tool_names", "params", "types", "execution", "answer")}
+def test_unrelated_call_then_the_right_number_earns_nothing():
+    answer = _show(POPULATION.ground_truth["answer"])
+    verdict = verify(POPULATION, [hermes("multiply", a=2.0, b=3.0), f"Answer: {answer}"])
+    assert verdict.reward == 0.0 and not verdict.passed and verdict.components["unrelated_calls"] == 1
+    # the right tool with other literal arguments is unrelated too, even when its output happens to coincide
+    paris = verify(
+        CAPITAL_OF_LYON,
+        [hermes("get_country_of_city", city="Paris"), hermes("get_capital", country="France"), "Answer: Paris"],
+    )
+    assert paris.reward == 0.0 and not paris.passed
+
+
+def test_right_number_without_any_call_earns_nothing():
+    verdict = verify(POPULATION, ["Answer: 1410000000"])
+    assert verdict.reward == 0.0 and verdict.components["calls"] == 0
+
+
+@pytest.mark.parametrize(
+    "launder",
+    [
+        lambda x: [tier(("multiply", {"a": x, "b": 1.0}))],
+        lambda x: [tier(("add_numbers", {"a": x, "b": 0.0}))],
+        lambda x: [tier(("round_number", {"value": x, "digits": 2}))],
+        lambda x: [tier(("convert_units", {"value": x, "from_unit": "km", "to_unit": "km"}))],
+        lambda x: [hermes("multiply", a=x, b=1.0), f"Answer: {_show(x)}"],
+    ],
+)
+def test_neutral_element_laundering_does_not_count_as_a_step(launder):
+    for task in (POPULATION, TRIPLED):
+        verdict = verify(task, launder(float(task.ground_truth["answer"])))
+        assert verdict.reward == 0.0 and not verdict.passed, verdict
+
+
+def test_identity_in_place_of_the_last_step_breaks_the_chain():
+    population = TRIPLED.ground_truth["outputs"][0]
+    chain = tier(
+        ("get_population", {"country": "Norway"}),
+        ("multiply", {"a": "API_RESPONSE_0", "b": 1.0}),
+        ("multiply", {"a": float(population * 3), "b": 1.0}),
+    )
+    verdict = verify(TRIPLED, [chain])
+    assert not verdict.passed and verdict.components["answer"] == 0.0
+    assert verdict.components["progress"] == pytest.approx(0.5)
+
+
+def test_identity_inserted_between_required_steps_is_transparent_but_no_step():
+    chain = tier(
+        ("get_population", {"country": "Norway"}),
+        ("multiply", {"a": "API_RESPONSE_0", "b": 1.0}),
+        ("multiply", {"a": "API_RESPONSE_1", "b": 3.0}),
+    )
+    verdict = verify(TRIPLED, [chain])
+    assert verdict.passed and verdict.components["unrelated_calls"] == 1
+
+
+def test_values_typed_in_the_same_message_are_guesses_not_provenance():
+    country = CAPITAL_OF_LYON.ground_truth["outputs"][0]
+    guessed = tier(("get_country_of_city", {"city": "Lyon"}), ("get_capital", {"country": country}))
+    verdict = verify(CAPITAL_OF_LYON, [guessed])
+    assert not verdict.passed and verdict.components["progress"] == pytest.approx(0.5)
+    same_turn = verify(
+        CAPITAL_OF_LYON,
+        [hermes("get_country_of_city", city="Lyon") + "\n" + hermes("get_capital", country=country), "Answer: Paris"],
+    )
+    assert not same_turn.passed
+
+
+def test_skipped_step_with_the_value_typed_in_fails():
+    country = CAPITAL_OF_LYON.ground_truth["outputs"][0]
+    verdict = verify(CAPITAL_OF_LYON, [hermes("get_capital", country=country), "Answer: Paris"])
+    assert verdict.reward == 0.0 and not verdict.passed
+
+
+def test_alternative_route_to_the_same_value_is_not_the_required_chain():
+    via_gbp = tier(
+        ("convert_currency", {"amount": 100.0, "from_currency": "USD", "to_currency": "GBP"}),
+        ("convert_currency", {"amount": "API_RESPONSE_0", "from_currency": "GBP", "to_currency": "EUR"}),
+    )
+    assert not verify(EUROS, [via_gbp]).passed
+
+
+def test_chain_must_be_alone_in_its_message_and_return_one():
+    reference = CAPITAL_OF_LYON.reference_actions[0]
+    for action in (
+        reference + "\n" + hermes("get_capital", country="Japan"),
+        reference + reference,
+        reference.replace('return="one"', 'return="all"'),
+    ):
+        verdict = verify(CAPITAL_OF_LYON, [action])
+        assert not verdict.valid and verdict.reward == 0.0
+
+
+def test_trailing_unrelated_call_changes_what_the_chain_returns():
+    calls = [
+        ToolCall(id="0", name="get_country_of_city", arguments='{"city": "Lyon"}'),
+        ToolCall(id="1", name="get_capital", arguments='{"country": "API_RESPONSE_0"}'),
+        ToolCall(id="2", name="get_capital", arguments='{"country": "Japan"}'),
+    ]
+    verdict = verify(CAPITAL_OF_LYON, [format_tool_calls(calls, style="tier")])
+    assert not verdict.passed and verdict.components["progress"] == 1.0
+
+
+def test_two_committed_answers_are_invalid_and_answers_in_think_or_fences_do_not_count():
+    turns = literal_turns(CAPITAL_OF_LYON)
+    two = verify(CAPITAL_OF_LYON, [*turns, "Answer: Paris\nAnswer: Lyon"])
+    assert not two.valid and two.reward == 0.0 and not two.passed
+    hidden = verify(CAPITAL_OF_LYON, [*turns, "<think>Answer: Paris</think>```\nAnswer: Paris\n```\nI am not sure."])
+    assert not hidden.valid and hidden.reward == 0.0
+    assert verify(CAPITAL_OF_LYON, [*turns, "<think>Answer: Lyon</think>Answer: Paris"]).passed
+
+
+def test_integer_answers_are_exact_however_large():
+    turns = literal_turns(POPULATION)
+    for text, ok in (
+        ("1410000000", True),
+        ("1,410,000,000", True),
+        ("1.41e9", True),
+        ("1410000000.0", True),
+        ("1410000001", False),
+        ("1409999999", False),
+        ("1.41e9 or 1410000001", False),
+        ("1 410 000 000", False),
+        ("141,0000,000", False),
+    ):
+        verdict = verify(POPULATION, [*turns, f"Answer: {text}"])
+        assert verdict.passed is ok, (text, verdict)
+
+
+def test_real_answers_match_at_the_precision_the_tool_reported():
+    assert answer_matches("92.0", 92.0) and not answer_matches("92.4", 92.0)
+    for text, ok in (
+        ("92.35", True),
+        ("92.350", True),
+        ("92.3500001", True),
+        ("92.36", False),
+        ("92.3", False),
+        ("92.4", False),
+        ("9.235e1", True),
+        ("€92.35", True),
+        ("92.35 EUR", True),
+    ):
+        assert answer_matches(text, 92.35) is ok, text
+    with pytest.raises(Ambiguous):
+        answer_matches("92.35 or 92.36", 92.35)
+    assert answer_matches("Tokyo", "tokyo") and not answer_matches("Tokyo or Kyoto", "Tokyo")
+
+
+def test_answer_extraction_rule():
+    assert extract_answer("Thinking done.\n**Answer:** 1,311.") == "1,311"
+    assert extract_answer("> Answer = Tokyo\n") == "Tokyo"
+    for text in ("no marker here", "the answer: 3", "Answer:", "Answer: " + "9" * 300, "answer " * 2000):
+        with pytest.raises(Ambiguous):
+            extract_answer(text)
+
+
+def test_failed_call_removes_answer_credit_as_in_tier():
+    turns = literal_turns(CAPITAL_OF_LYON)
+    verdict = verify(CAPITAL_OF_LYON, [hermes("get_capital", country="Atlantis"), *turns, "Answer: Paris"])
+    assert not verdict.passed and verdict.components["execution"] == 0.0 and verdict.reward == pytest.approx(0.4)
 
 
 @pytest.mark.parametrize("index", range(12))
-def test_corruptions_lose_exactly_the_tier_components(env, index):
-    task = env.get_task(index)
-    first = chain_calls(task)[0]
-    first_args = json.loads(first.arguments)
-    schema = default_toolset()[first.name].parameters
-
-    # wrong tool name: name component lost, each of its arguments is an unknown parameter, execution fails
-    def rename(calls):
-        calls[0] = calls[0].model_copy(update={"name": "no_such_tool"})
-
-    verdict = _corrupt_and_score(env, task, rename)
-    want = {"format": 1.0, "tool_names": 0.0, "params": max(0.0, 1 - 0.25 * len(first_args)), "types": 1.0,
-            "execution": 0.0, "answer": 0.0}
-    assert _tier_part(verdict) == want and verdict.reward == pytest.approx(_expected(want))
-
-    # wrong type of one argument: one type mismatch (-0.025), execution and answer lost
-    param = sorted(first_args)[0]
-    bad_value = 12345 if schema["properties"][param].get("type") == "string" else "not a number"
-
-    def retype(calls):
-        calls[0] = calls[0].model_copy(update={"arguments": json.dumps({**first_args, param: bad_value})})
-
-    verdict = _corrupt_and_score(env, task, retype)
-    want = {"format": 1.0, "tool_names": 1.0, "params": 1.0, "types": 0.75, "execution": 0.0, "answer": 0.0}
-    assert _tier_part(verdict) == want and verdict.reward == pytest.approx(0.375)
-
-    # missing required argument: one parameter mismatch, execution and answer lost
-    required = schema["required"][0]
-
-    def drop(calls):
-        calls[0] = calls[0].model_copy(
-            update={"arguments": json.dumps({k: v for k, v in first_args.items() if k != required})})
-
-    verdict = _corrupt_and_score(env, task, drop)
-    want = {"format": 1.0, "tool_names": 1.0, "params": 0.75, "types": 1.0, "execution": 0.0, "answer": 0.0}
-    assert _tier_part(verdict) == want and verdict.reward == pytest.approx(0.375)
-
-    # wrong order (depth >= 2): a call uses an output not computed yet, so only execution and answer are lost
-    if task.metadata["depth"] >= 2:
-        verdict = _corrupt_and_score(env, task, lambda calls: calls.reverse())
-        want = {"format": 1.0, "tool_names": 1.0, "params": 1.0, "types": 1.0, "execution": 0.0, "answer": 0.0}
-        assert _tier_part(verdict) == want and verdict.reward == pytest.approx(0.4)
+def test_generated_wrong_answers_never_pass(index):
+    task = ToolDepthEnv().get_task(index)
+    wrongs = wrong_answers(task, random.Random(index))
+    assert len(wrongs) >= 5
+    for wrong in wrongs:
+        assert not verify(task, wrong).passed, wrong
 
 
-def test_unparseable_chain_scores_zero(env):
-    task = env.get_task(2)
-    verdict = run(env, task, [task.reference_actions[0][:-30]])
-    assert verdict.reward == 0.0 or not verdict.passed
+# ---- TIER components on a corrupted last step ----------------------------------------------------------------------
 
 
-def test_answer_without_any_tool_call_gets_nothing(env):
-    task = env.get_task(0)
-    verdict = run(env, task, [f"Answer: {task.ground_truth['answer']}"])
-    assert verdict.reward == 0.0 and verdict.components["format"] == 0.0
+@pytest.mark.parametrize("index", [1, 2, 3, 7, 8, 9])
+def test_corrupted_last_step_keeps_tier_process_credit_for_the_executed_prefix(index):
+    task = ToolDepthEnv().get_task(index)
+    calls = [ToolCall.model_validate(c) for c in json.loads(json.dumps(_chain_calls(task)))]
+    depth = len(calls)
+    progress = (depth - 1) / depth
+    last_args = json.loads(calls[-1].arguments)
+    calls[-1] = calls[-1].model_copy(update={"name": "no_such_tool"})
+    verdict = verify(task, [format_tool_calls(calls, style="tier")])
+    want = {
+        "format": progress,
+        "tool_names": 0.0,
+        "params": progress * max(0.0, 1 - 0.25 * len(last_args)),
+        "types": progress,
+        "execution": 0.0,
+        "answer": 0.0,
+    }
+    assert {k: verdict.components[k] for k in want} == pytest.approx(want)
+    assert not verdict.passed
 
 
-def _multi_turn_actions(task) -> list[str]:
-    """One literal call per turn (placeholders replaced by the known outputs), then the final answer."""
-    outputs = task.ground_truth["outputs"]
-    actions = []
-    for call in chain_calls(task):
-        args = json.loads(call.arguments)
-        args = {k: outputs[int(v.split("_")[-1])] if isinstance(v, str) and v.startswith("API_RESPONSE_") else v
-                for k, v in args.items()}
-        actions.append(f"<tool_call>\n{json.dumps({'name': call.name, 'arguments': args})}\n</tool_call>")
-    return actions + [f"The result is in.\nAnswer: {task.ground_truth['answer']}"]
+def _chain_calls(task) -> list[dict]:
+    out = []
+    for k, step in enumerate(task.ground_truth["chain"]):
+        args = {**step["arguments"], **({step["chained"]: f"API_RESPONSE_{k - 1}"} if step["chained"] else {})}
+        out.append({"id": str(k), "name": step["name"], "arguments": json.dumps(args)})
+    return out
 
 
-@pytest.mark.parametrize("index", range(6))
-def test_multi_turn_play_with_tool_messages_scores_one(index):
+# ---- the env -------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("index", range(4))
+def test_multi_turn_play_with_tool_messages_matches_offline_verify(index):
     env = ToolDepthEnv()
     task = env.get_task(index)
     env.reset(options={"task_index": index})
-    actions = _multi_turn_actions(task)
+    actions = [*literal_turns(task), f"The result is in.\nAnswer: {_show(task.ground_truth['answer'])}"]
     for action in actions[:-1]:
-        obs, reward, terminated, truncated, info = env.step(action)
+        obs, _, terminated, _, _ = env.step(action)
         assert not terminated and obs[0]["role"] == "tool" and obs[0]["tool_call_id"] == "call_0"
         assert "result" in json.loads(obs[0]["content"])
     *_, terminated, _, info = env.step(actions[-1])
     assert terminated and info["verdict"].reward == pytest.approx(1.0)
+    assert info["verdict"] == env.verify(task, actions)
 
 
-def test_parallel_calls_and_structured_errors_in_one_turn(env):
+def test_parallel_calls_and_structured_errors_in_one_turn():
+    env = ToolDepthEnv()
     env.reset(options={"task_index": 0})
     names = env.offered()
-    action = "\n".join([
-        f'<tool_call>{{"name": "{names[0]}", "arguments": {{}}}}</tool_call>',
-        '<tool_call>{"name": "teleport", "arguments": {"to": "Mars"}}</tool_call>',
-        '<tool_call>{"name": "broken", "arguments": {</tool_call>',
-    ])
+    action = "\n".join(
+        [
+            f'<tool_call>{{"name": "{names[0]}", "arguments": {{}}}}</tool_call>',
+            '<tool_call>{"name": "teleport", "arguments": {"to": "Mars"}}</tool_call>',
+            '<tool_call>{"name": "broken", "arguments": {</tool_call>',
+        ]
+    )
     obs, _, terminated, _, info = env.step(action)
     assert not terminated and not info["valid_action"]
     tool_msgs = [m for m in obs if m["role"] == "tool"]
@@ -190,46 +361,71 @@ def test_parallel_calls_and_structured_errors_in_one_turn(env):
     assert obs[-1]["role"] == "user" and "invalid_json" in obs[-1]["content"]
 
 
-def test_turn_limit_truncates_with_a_verdict():
+def test_turn_limit_truncates_with_an_invalid_verdict():
     env = ToolDepthEnv(max_turns=2)
     env.reset(options={"task_index": 1})
-    call = _multi_turn_actions(env.task)[0]
+    call = literal_turns(env.task)[0]
     env.step(call)
     *_, terminated, truncated, info = env.step(call)
-    assert truncated and not terminated and info["verdict"].components["answer"] == 0.0
+    assert truncated and not terminated and not info["verdict"].valid and info["verdict"].reward == 0.0
 
 
 def test_tool_schema_comes_from_the_signature():
     schema = get_capital.schema["function"]
     assert schema["name"] == "get_capital" and schema["parameters"]["required"] == ["country"]
     assert schema["parameters"]["properties"]["country"]["type"] == "string"
-    world = default_toolset().new_world()
+    world = TOOLSET.new_world()
     assert get_capital.run(world, {"country": "Japan"}).result == "Tokyo"
-    assert get_capital.run(world, {"country": 3}).error_kind == "schema"
+    bad = get_capital.run(world, {"country": 3, "extra": 1})
+    assert bad.error_kind == "schema" and (bad.param_errors, bad.type_errors) == (1, 1)
     assert get_capital.run(world, {"country": "Atlantis"}).error_kind == "runtime"
 
 
-def test_stateful_backend_is_fresh_per_episode(env):
-    toolset = default_toolset()
-    world = toolset.new_world()
-    toolset.execute(world, "write_file", {"path": "/tmp/x.txt", "content": "a b"})
-    assert toolset.execute(world, "read_file", {"path": "/tmp/x.txt"}).result == "a b"
-    assert not toolset.execute(toolset.new_world(), "read_file", {"path": "/tmp/x.txt"}).ok
+def test_stateful_backend_is_fresh_per_episode():
+    world = TOOLSET.new_world()
+    TOOLSET.execute(world, "write_file", {"path": "/tmp/x.txt", "content": "a b"})
+    assert TOOLSET.execute(world, "read_file", {"path": "/tmp/x.txt"}).result == "a b"
+    assert not TOOLSET.execute(TOOLSET.new_world(), "read_file", {"path": "/tmp/x.txt"}).ok
 
 
-def test_check_env_and_registry():
+def test_gymnasium_check_and_registry():
     check_env(ToolDepthEnv(), skip_render_check=True)
     env = rlvr_gym.make("rlvr/ToolDepth12-v0")
     assert {env.get_task(i).metadata["depth"] for i in range(4)} == {1, 2}
     assert rlvr_gym.make("rlvr/ToolDepth-v0", depths=[5]).get_task(0).metadata["depth"] == 5
+    unseen = rlvr_gym.make("rlvr/ToolDepthUnseen-v0")
+    assert unseen.get_task(0).id == "tools/eval/0" and unseen.get_task(0).metadata["tools_pool"] == "unseen"
+    legacy = ToolDepthEnv(split="unseen")  # the old spelling of the held-out pool still works
+    assert legacy.get_task(0).model_dump() == unseen.get_task(0).model_dump()
 
 
-def test_fuzzed_actions_never_raise_from_step(env):
+def test_fuzzed_actions_never_raise_from_step():
+    env = ToolDepthEnv()
     rng = random.Random(0)
     task = env.get_task(5)
     reference = task.reference_actions[0]
-    fragments = ["<tool_call>", "</tool_call>", "<think>", "</think>", '{"name": ', '"arguments": ', "{", "}",
-                 "[", "]", '"API_RESPONSE_9"', "null", "1e999", '"x"' * 50, "```json\n", "\x00", '{"0": {"a": 1}}']
+    fragments = [
+        "<tool_call>",
+        "</tool_call>",
+        "<think>",
+        "</think>",
+        '{"name": ',
+        '"arguments": ',
+        "{",
+        "}",
+        "[",
+        "]",
+        '"API_RESPONSE_9"',
+        "null",
+        "1e999",
+        '"x"' * 50,
+        "```json\n",
+        "\x00",
+        '{"0": {"a": 1}}',
+        "Answer: ",
+        "\ud800",
+        "answer",
+    ]
     for i in range(300):
         kind = i % 5
         if kind == 0:
@@ -240,42 +436,22 @@ def test_fuzzed_actions_never_raise_from_step(env):
             action = reference.replace('"', rng.choice(["'", "", '""']), rng.randint(1, 4))
         elif kind == 3:
             action = '<tool_call>{{"name": "{}", "arguments": {{"country": {}}}}}</tool_call>'.format(
-                rng.choice(task.metadata["tool_names"] + ["zzz", ""]), rng.choice(["1", "[]", '"' + "y" * 100_000 + '"',
-                                                                               "{}", "true", '"API_RESPONSE_0"']))
+                rng.choice(task.metadata["tool_names"] + ["zzz", ""]),
+                rng.choice(["1", "[]", '"' + "y" * 100_000 + '"', "{}", "true", '"API_RESPONSE_0"']),
+            )
         else:
-            action = format_tool_calls([ToolCall(name=rng.choice(["get_capital", "??", "a" * 5000]),
-                                                 arguments=rng.choice(["{}", "[1]", "nope", '{"q": 1}']))])
+            action = format_tool_calls(
+                [
+                    ToolCall(
+                        name=rng.choice(["get_capital", "??", "a" * 5000]),
+                        arguments=rng.choice(["{}", "[1]", "nope", '{"q": 1}']),
+                    )
+                ]
+            )
         env.reset(options={"task_index": 5})
         for _ in range(2):
             obs, reward, terminated, truncated, info = env.step(action)
             assert isinstance(obs, list) and isinstance(reward, float)
             if terminated or truncated:
-                assert info["verdict"].reward <= 1.0
+                assert 0.0 <= info["verdict"].reward <= 1.0
                 break
-
-
-def test_any_valid_execution_path_gets_full_credit():
-    env = ToolDepthEnv()
-    task = env.get_task(0).model_copy(deep=True)
-    task.ground_truth = {"answer": 92.0}
-    task.metadata["tool_names"] = ["convert_currency"]
-    direct = [ToolCall(id="0", name="convert_currency",
-                       arguments='{"amount": 100, "from_currency": "USD", "to_currency": "EUR"}')]
-    via_gbp = [ToolCall(id="0", name="convert_currency",
-                        arguments='{"amount": 100, "from_currency": "USD", "to_currency": "GBP"}'),
-               ToolCall(id="1", name="convert_currency",
-                        arguments='{"amount": "API_RESPONSE_0", "from_currency": "GBP", "to_currency": "EUR"}')]
-    for calls in (direct, via_gbp):
-        assert run(env, task, [format_tool_calls(calls, style="tier")]).reward == pytest.approx(1.0)
-    wrong = [direct[0].model_copy(update={"arguments": '{"amount": 100, "from_currency": "USD", "to_currency": "JPY"}'})]
-    verdict = run(env, task, [format_tool_calls(wrong, style="tier")])
-    assert verdict.reward == pytest.approx(0.5) and verdict.components["answer"] == 0.0
-
-
-def test_text_answers_are_compared_by_value():
-    from rlvr_gym.envs.tools.answers import text_matches
-
-    assert text_matches("So the total is known.\nAnswer: 1,311", 1311.0)
-    assert text_matches("Answer: **Tokyo**.", "Tokyo")
-    assert not text_matches("Answer: 1312", 1311.0)
-    assert not text_matches("I am not sure", "Tokyo")
