@@ -56,6 +56,8 @@ def test_wheel_contains_every_subpackage(tmp_path):
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "[rlvr_gym.envs]" in text and "rlvr-gym = rlvr_gym.cli:main" in text
+    metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert "License-Expression: Apache-2.0" in metadata.splitlines()  # PEP 639 SPDX, not the deprecated table
 
 
 APT_INSTALL = ROOT / "scripts" / "apt_install.sh"
