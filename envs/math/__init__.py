@@ -1,7 +1,8 @@
-"""Math env family: procedurally generated problems and GSM8K/MATH-style dataset files, verified with math-verify.
+"""Math env family: generated problems and GSM8K/MATH-style dataset files, in the family template.
 
-Importing this package is light (no sympy, no math-verify): the verifier loads them on the first symbolic answer.
-Pure scoring without an env: `rlvr_gym.envs.math.verifier.verify_answer(output, gold)`.
+`tasks.MathTasks` / `dataset.MathDatasetTasks` make tasks, `verifier.verify(task, trajectory)` judges them (the
+extraction rule is in `extract`, the accepted number notations in `notation`), `env` holds the Gymnasium envs.
+Importing this package is light: sympy and math-verify load only for symbolic dataset answers. See docs/math.md.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ def register_envs() -> None:
         "rlvr/Math-v0",
         f"{ENV_MODULE}:MathEnv",
         family="math",
-        description="Generated math problems mixing arithmetic, fractions, linear equations, modular arithmetic "
-        "and combinatorics word problems (difficulty 3 of 1..5); answer in \\boxed{}.",
+        description="Generated math problems mixing arithmetic, fractions, linear equations, modular arithmetic, "
+        "combinatorics word problems and radicals (difficulty 3 of 1..5); answer in \\boxed{}.",
         difficulty=3,
     )
     register(

@@ -2,10 +2,14 @@
 
 Gold answers are normalised on load: GSM8K's `... #### 1,234` becomes `1234`, a MATH solution's last
 `\\boxed{...}` becomes its content, anything else is kept as written (minus `$` wrappers and a final period).
+Rows are split by a hash of the question (`split_of`: 10% eval), so train and eval never share a question, and a
+question repeated in the files is kept once. Optional row fields: `level`/`difficulty` (an int 1..5 is kept),
+`answer_form` (`integer`, `lowest_terms`, `simplest_radical`) and `unit`, which the verifier then enforces.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Iterator, Sequence
@@ -14,13 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from rlvr_gym import Task
+from rlvr_gym.family import DIFFICULTY, TaskSource, split_of
 
 from .extract import boxed_spans
-from .generator import prompt_for, reference_action
+from .tasks import prompt_for, reference_action
+from .verifier import FORMS
 
 SAMPLE_FILE = "gsm8k_style_sample.jsonl"
 QUESTION_FALLBACKS = ("question", "problem", "prompt")
 ANSWER_FALLBACKS = ("answer", "solution", "final_answer")
+Files = str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None
 
 
 def sample_path() -> Path:
@@ -35,9 +42,10 @@ def normalize_gold(raw: Any) -> str | None:
     text = str(raw).strip()
     if "####" in text:
         text = text.rsplit("####", 1)[1].strip()
-        text = text.replace(",", "") if text.replace(",", "").lstrip("-").replace(".", "", 1).isdigit() else text
+        plain = text.replace(",", "")
+        text = plain if plain.lstrip("-").replace(".", "", 1).isdigit() else text
     elif "\\boxed" in text or "\\fbox" in text:
-        spans = [span for span in boxed_spans(text, max_chars=10_000) if span]
+        spans = [span for span in boxed_spans(text, max_chars=10_000)[0] if span.strip()]
         if not spans:
             return None
         text = spans[-1].strip()
@@ -69,9 +77,9 @@ def _rows_parquet(path: Path) -> Iterator[dict[str, Any]]:
 def read_rows(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
     path = Path(path)
     suffixes = "".join(path.suffixes).lower()
-    if suffixes.endswith(".parquet") or suffixes.endswith(".pq"):
+    if suffixes.endswith((".parquet", ".pq")):
         return _rows_parquet(path)
-    if suffixes.endswith(".jsonl") or suffixes.endswith(".json"):
+    if suffixes.endswith((".jsonl", ".json")):
         return _rows_jsonl(path)
     raise ValueError(f"{path}: unsupported file type (use .jsonl or .parquet)")
 
@@ -82,51 +90,84 @@ def _field(row: dict[str, Any], name: str | None, fallbacks: Sequence[str]) -> A
     return next((row[key] for key in fallbacks if row.get(key) not in (None, "")), None)
 
 
-def load_tasks(
-    data_files: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
-    *,
-    question_field: str | None = None,
-    answer_field: str | None = None,
-    max_rows: int | None = None,
-) -> list[Task]:
-    """All usable rows of the files as tasks (rows without question or answer are skipped; none at all is an error).
-
-    Fields default to the first present of `question`/`problem`/`prompt` and `answer`/`solution`/`final_answer`.
-    """
+def file_list(data_files: Files) -> list[Path]:
     if data_files is None:
-        files = [sample_path()]
-    elif isinstance(data_files, str | os.PathLike):
-        files = [Path(data_files)]
-    else:
-        files = [Path(f) for f in data_files]
-    tasks: list[Task] = []
-    for path in files:
+        return [sample_path()]
+    if isinstance(data_files, str | os.PathLike):
+        return [Path(data_files)]
+    return [Path(f) for f in data_files]
+
+
+@functools.lru_cache(maxsize=32)
+def _load(
+    files: tuple[tuple[str, int], ...], question_field: str | None, answer_field: str | None, max_rows: int | None
+) -> tuple[dict[str, Any], ...]:
+    """Usable rows of the files, first occurrence of each question only (the mtime in the key re-reads edits)."""
+    rows: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for name, _mtime in files:
+        path = Path(name)
         for row_number, row in enumerate(read_rows(path)):
-            if max_rows is not None and len(tasks) >= max_rows:
-                return tasks
+            if max_rows is not None and len(rows) >= max_rows:
+                return tuple(rows)
             question = _field(row, question_field, QUESTION_FALLBACKS)
             gold = normalize_gold(_field(row, answer_field, ANSWER_FALLBACKS))
-            if not question or gold is None:
+            if not question or gold is None or str(question).strip() in seen:
                 continue
-            index = len(tasks)
-            metadata = {
-                "source": path.name,
-                "index": index,
-                "row": row_number,
-                "seed": None,
-                "difficulty": row.get("level", row.get("difficulty")),
-                "family": "dataset",
-                "question": str(question),
-            }
-            tasks.append(
-                Task(
-                    id=f"mathds/{path.stem}/{row_number}",
-                    prompt=prompt_for(str(question)),
-                    ground_truth=gold,
-                    reference_actions=[reference_action(gold)],
-                    metadata=metadata,
-                )
+            seen.add(str(question).strip())
+            level = row.get("level", row.get("difficulty"))
+            extra = {key: row[key] for key in ("answer_form", "unit") if row.get(key)}
+            if extra.get("answer_form") not in (None, *FORMS):
+                raise ValueError(f"{path}:{row_number}: unknown answer_form {extra['answer_form']!r}")
+            rows.append(
+                {
+                    "question": str(question),
+                    "gold": gold,
+                    "source": path.name,
+                    "row": row_number,
+                    "difficulty": level if level in DIFFICULTY else None,
+                    **extra,
+                }
             )
-    if not tasks:
-        raise ValueError(f"no usable question/answer rows in {[str(f) for f in files]}")
-    return tasks
+    if not rows:
+        raise ValueError(f"no usable question/answer rows in {[name for name, _ in files]}")
+    return tuple(rows)
+
+
+class MathDatasetTasks(TaskSource):
+    """Problems from files (the bundled 20-problem sample by default), split by question hash."""
+
+    family = "math"
+
+    def __init__(
+        self,
+        data_files: Files = None,
+        *,
+        split: str = "train",
+        seed: int = 0,
+        question_field: str | None = None,
+        answer_field: str | None = None,
+        max_rows: int | None = None,
+    ) -> None:
+        super().__init__(split=split, seed=seed)
+        files = tuple((str(p.resolve()), p.stat().st_mtime_ns) for p in file_list(data_files))
+        rows = _load(files, question_field, answer_field, max_rows)
+        self.rows = [row for row in rows if split_of(row["question"], self.eval_fraction) == split]
+        if not self.rows:
+            raise ValueError(f"no {split} rows in {[name for name, _ in files]} (rows are split by question hash)")
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def task(self, index: int) -> Task:
+        row = self.rows[index]
+        meta = {key: row[key] for key in ("source", "row", "answer_form", "unit") if row.get(key) is not None}
+        return self.make_task(
+            index,
+            prompt=prompt_for(row["question"]),
+            ground_truth=row["gold"],
+            reference_actions=[reference_action(row["gold"])],
+            difficulty=row["difficulty"],
+            question=row["question"],
+            **meta,
+        )

@@ -1,44 +1,81 @@
-"""Find the final answer in a model's output: `\\boxed{}`, `<answer>` tags, or an answer phrase on the last lines.
+"""The one extraction rule: which answers a response commits to.
 
-Extraction is bounded work on any input (a 1 MB output costs a few C-level string scans), returns short spans
-only, and refuses to guess: conflicting boxed answers, an empty box or prose without an answer give no answer.
+A response commits to every non-empty `\\boxed{...}` (or `\\fbox{...}`) it writes OUTSIDE of
+  - reasoning blocks: everything before the last `</think>` (also `</thinking>`, `</reasoning>`), and everything
+    after an opening `<think>` that is never closed;
+  - code: fenced blocks (```), unterminated fences up to the end, and inline `code` spans;
+  - quoted examples: Markdown block quotes (lines starting with `>`) and text in double quotes on one line
+    ("..." or “...”);
+  - verbatim copies of the task's own prompt text (an echoed prompt commits to nothing).
+The final answer is the last committed box. If the committed boxes do not all state the same answer, the
+response is ambiguous and invalid (never a pass); a box nested in a box belongs to the outer one.
+
+Every step is a C-level string scan or a regex without nested quantifiers (linear time). Reasoning blocks are cut
+first with `rfind`/`find`, so they may be long; the rest of the response (the answer part) is invalid when over
+`MAX_RESPONSE_CHARS`, as are a box longer than `max_chars` and more than `max_boxes` boxes: a 1 MB response of
+newlines, backticks, braces or repeated `\\boxed{` costs a few milliseconds.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
-from .numeric import parse_number
-
-MultiplePolicy = Literal["reject", "last", "first"]
-
-_BOX_COMMANDS = ("\\boxed", "\\fbox")
-_ANSWER_OPEN, _ANSWER_CLOSE = "<answer>", "</answer>"
-_PHRASE = re.compile(
-    r"\banswer\s*(?:is\b\s*[:=]?|[:=])\s*(?P<ans>[^\n]+)$|^\s*####\s*(?P<hash>[^\n]+)$",
-    re.IGNORECASE | re.MULTILINE,
-)
-_PHRASE_END = re.compile(r"\.\s|\s(?:because|since|as|which|so|for|when|if|given|where)\b", re.IGNORECASE)
-_TEXT_WRAP = re.compile(r"\\(?:text|textbf|mathrm|mbox)\{([^{}]*)\}")
-_MATH_LINE = re.compile(r"^(?:\$[^$]+\$|\\\([^\n]+\\\)|\\\[[^\n]+\\\])$")
-_TAIL_CHARS = 4000
+BOX_COMMANDS = ("\\boxed", "\\fbox")
+MAX_RESPONSE_CHARS = 100_000  # outside reasoning blocks; longer answer parts are invalid, not scanned
+_THINK_TAGS = ("think", "thinking", "reasoning")
+_BARE_TOKEN = re.compile(r" +([^\s$}]+)")
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_BLOCK_QUOTE = re.compile(r"^[ \t]*>[^\n]*", re.MULTILINE)
+_QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”")
 
 
 @dataclass(frozen=True)
-class Extraction:
-    """The extracted answer span (None when none), how it was found, and why not when it wasn't."""
+class Committed:
+    """The boxed answers a response commits to, in order; `error` says why there is no usable answer."""
 
-    answer: str | None
-    method: str
-    reason: str = ""
+    answers: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def final(self) -> str | None:
+        return self.answers[-1] if self.answers and self.error is None else None
 
 
-def _balanced(text: str, start: int, max_chars: int) -> str | None:
-    """Contents of the brace group opening at text[start] == '{', or None if unclosed within max_chars."""
+def outside_reasoning(text: str) -> str:
+    """The text after the last closed reasoning block, cut at a reasoning block that is never closed."""
+    for tag in _THINK_TAGS:
+        close = text.rfind(f"</{tag}>")
+        if close != -1:
+            text = text[close + len(tag) + 3 :]
+        opened = text.find(f"<{tag}>")
+        if opened != -1:
+            text = text[:opened]
+    return text
+
+
+def outside_code_and_quotes(text: str) -> str:
+    """Drop fenced code (an unterminated fence runs to the end), inline code, block quotes and quoted text."""
+    if "```" in text:
+        text = "\n".join(text.split("```")[0::2])
+    if "`" in text:
+        text = _INLINE_CODE.sub(" ", text)
+    if ">" in text:
+        text = _BLOCK_QUOTE.sub("", text)
+    if '"' in text or "“" in text:
+        text = _QUOTED.sub(" ", text)
+    return text
+
+
+def without_echoes(text: str, echoes: Sequence[str]) -> str:
+    for echo in sorted((e for e in echoes if e and e.strip()), key=len, reverse=True):
+        text = text.replace(echo, "\n")
+    return text
+
+
+def _closing_brace(text: str, start: int, max_chars: int) -> int:
+    """Index of the brace closing text[start] == '{' within max_chars, else -1 (bounded scan)."""
     depth = 0
     end = min(len(text), start + max_chars + 2)
     for pos in range(start, end):
@@ -48,129 +85,61 @@ def _balanced(text: str, start: int, max_chars: int) -> str | None:
         elif char == "}":
             depth -= 1
             if depth == 0:
-                return text[start + 1 : pos]
-    return None
+                return pos
+    return -1
 
 
-def boxed_spans(text: str, max_chars: int) -> list[str | None]:
-    """Every `\\boxed{...}`/`\\fbox{...}` content in order; None for one unclosed or longer than max_chars."""
-    spans: list[tuple[int, str | None]] = []
-    for command in _BOX_COMMANDS:
-        pos = text.find(command)
-        while pos != -1:
-            cursor = pos + len(command)
-            while cursor < len(text) and text[cursor] == " ":
-                cursor += 1
-            if cursor < len(text) and text[cursor] == "{":
-                spans.append((pos, _balanced(text, cursor, max_chars)))
-            elif cursor > pos + len(command) and cursor < len(text):  # `\boxed 5`
-                token = re.match(r"[^\s$]+", text[cursor : cursor + max_chars + 1])
-                spans.append((pos, token.group(0) if token and len(token.group(0)) <= max_chars else None))
-            pos = text.find(command, pos + 1)
-    return [span for _, span in sorted(spans, key=lambda item: item[0])]
-
-
-def _clean(span: str) -> str:
-    span = span.strip().strip("*").strip()
-    if len(span) >= 2 and span.startswith("$") and span.endswith("$"):
-        span = span.strip("$").strip()
-    return span.rstrip(".").strip()
-
-
-def canonical_key(span: str) -> str:
-    """Spelling-insensitive key used to tell whether two boxed answers say the same thing."""
-    span = _TEXT_WRAP.sub(lambda m: m.group(1), unicodedata.normalize("NFKC", span))
-    return re.sub(r"\s+|\\[,;! ]|\\left|\\right", "", span).replace("dfrac", "frac")
-
-
-def _from_boxes(spans: list[str | None], policy: MultiplePolicy, same: Callable[[str, str], bool]) -> Extraction:
-    if any(span is None for span in spans):
-        return Extraction(None, "boxed", "a \\boxed{} answer is unclosed or too long")
-    answers = [_clean(span) for span in spans if span is not None]
-    answers = [a for a in answers if a]
-    if not answers:
-        return Extraction(None, "boxed", "the \\boxed{} answer is empty")
-    if policy == "last":
-        return Extraction(answers[-1], "boxed")
-    if policy == "first":
-        return Extraction(answers[0], "boxed")
-    distinct: list[str] = []
-    for answer in answers:
-        if not any(same(answer, seen) for seen in distinct):
-            distinct.append(answer)
-    if len(distinct) > 1:
-        return Extraction(None, "boxed", f"{len(distinct)} different \\boxed{{}} answers")
-    return Extraction(answers[-1], "boxed")
-
-
-def _from_tags(text: str, max_chars: int) -> Extraction | None:
-    start = text.rfind(_ANSWER_OPEN)
-    if start == -1:
-        return None
-    end = text.find(_ANSWER_CLOSE, start)
-    content = text[start + len(_ANSWER_OPEN) : end if end != -1 else len(text)]
-    if end == -1 and len(content) > max_chars:
-        return Extraction(None, "answer_tag", "the <answer> tag is not closed")
-    content = _clean(content)
-    phrased = _from_last_lines(content, max_chars) if len(content) > max_chars or "answer" in content.lower() else None
-    if phrased is not None and phrased.answer is not None:
-        return Extraction(phrased.answer, "answer_tag")
-    if not content:
-        return Extraction(None, "answer_tag", "the <answer> tag is empty")
-    if len(content) > max_chars:
-        return Extraction(None, "answer_tag", "the <answer> tag content is too long")
-    return Extraction(content, "answer_tag")
-
-
-def _looks_like_answer(raw: str) -> bool:
-    """A bare line that is a number or a delimited math span, not prose that happens to end the output."""
-    return parse_number(_clean(raw)) is not None or bool(_MATH_LINE.match(raw))
-
-
-def _from_last_lines(text: str, max_chars: int) -> Extraction:
-    tail = text[-_TAIL_CHARS:]
-    for found in reversed(list(_PHRASE.finditer(tail))):
-        if found.group("ans") is not None:
-            answer = _clean(_PHRASE_END.split(found.group("ans"), maxsplit=1)[0])
-        elif _looks_like_answer(found.group("hash").strip().rstrip(".")):
-            answer = _clean(found.group("hash"))
-        else:
+def boxed_spans(text: str, max_chars: int = 300) -> tuple[list[str], str | None]:
+    """Contents of the top-level boxes in order (nested boxes stay inside their outer box's content)."""
+    starts = sorted((pos, command) for command in BOX_COMMANDS for pos in _find_all(text, command))
+    spans: list[str] = []
+    covered_until = -1
+    for pos, command in starts:
+        if pos < covered_until:
             continue
-        if answer and len(answer) <= max_chars:
-            return Extraction(answer, "answer_phrase")
-        break
-    lines = [line for line in tail.splitlines() if line.strip()]
-    if lines:
-        raw = lines[-1].strip().strip("*").strip().rstrip(".").strip()
-        if raw and len(raw) <= max_chars and _looks_like_answer(raw):
-            return Extraction(_clean(raw), "final_line")
-    return Extraction(None, "none", "no final answer found")
+        cursor = pos + len(command)
+        if text.startswith("{", cursor):
+            close = _closing_brace(text, cursor, max_chars)
+            if close == -1:
+                return spans, "a \\boxed{} answer is unclosed or too long"
+            spans.append(text[cursor + 1 : close])
+            covered_until = close
+        elif text.startswith(" ", cursor):  # `\boxed 7`
+            token = _BARE_TOKEN.match(text, cursor, cursor + max_chars + 8)
+            if token and len(token.group(1)) <= max_chars:
+                spans.append(token.group(1))
+                covered_until = token.end()
+    return spans, None
 
 
-def extract_answer(
-    text: str,
+def _find_all(text: str, needle: str) -> list[int]:
+    found, pos = [], text.find(needle)
+    while pos != -1:
+        found.append(pos)
+        pos = text.find(needle, pos + 1)
+    return found
+
+
+def committed_answers(
+    response: str,
     *,
+    echoes: Sequence[str] = (),
     max_chars: int = 300,
     max_boxes: int = 32,
-    multiple: MultiplePolicy = "reject",
-    same: Callable[[str, str], bool] | None = None,
-) -> Extraction:
-    """The final answer span of `text`: boxed first, then `<answer>` tags, then an answer phrase or bare last line.
-
-    `same(a, b)` decides whether two boxed answers agree (default: equal canonical spelling); under the default
-    `multiple="reject"` policy disagreeing boxes are no answer, so hedging with several boxes never pays.
-    """
-    if not isinstance(text, str):
-        text = text.decode("utf-8", "replace") if isinstance(text, bytes | bytearray) else str(text)
-    same = same or (lambda a, b: canonical_key(a) == canonical_key(b))
-    box_count = sum(text.count(command) for command in _BOX_COMMANDS)
-    if box_count > max_boxes:
-        return Extraction(None, "boxed", f"too many \\boxed{{}} answers ({box_count})")
-    if box_count:
-        spans = boxed_spans(text, max_chars)
-        if spans:
-            return _from_boxes(spans, multiple, same)
-    tagged = _from_tags(text, max_chars)
-    if tagged is not None:
-        return tagged
-    return _from_last_lines(text, max_chars)
+    max_response_chars: int = MAX_RESPONSE_CHARS,
+) -> Committed:
+    """Apply the extraction rule (module docstring); answers are raw box contents, stripped."""
+    text = outside_reasoning(without_echoes(response, echoes))
+    if len(text) > max_response_chars:
+        return Committed(error=f"the answer part of the response is over {max_response_chars} characters")
+    text = outside_code_and_quotes(text)
+    count = sum(text.count(command) for command in BOX_COMMANDS)
+    if count > max_boxes:
+        return Committed(error=f"too many \\boxed{{}} answers ({count})")
+    spans, error = boxed_spans(text, max_chars)
+    if error:
+        return Committed(error=error)
+    answers = [span.strip() for span in spans if span.strip()]
+    if not answers:
+        return Committed(error="no final answer in \\boxed{}" if not spans else "the \\boxed{} answer is empty")
+    return Committed(answers=answers)

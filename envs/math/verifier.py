@@ -1,268 +1,204 @@
-"""The math verifier: extract the final answer, then decide equivalence with the gold answer.
+"""The math verifier: `verify(task, trajectory) -> Verdict` and the family's near misses, `wrong_answers`.
 
-Two paths. Plain numbers on both sides (every generated task, most word problems) are compared exactly as
-`Fraction`s: no sympy, microseconds. Anything symbolic goes to math-verify (sympy-backed: LaTeX, roots, pi,
-intervals, sets, equations), with the gold parse cached per gold string and the prediction limited to the short
-extracted span. math-verify's own timeouts use SIGALRM, which only works in the main thread; elsewhere we call
-it with timeouts off and instead refuse, before any evaluation, expressions whose value would be astronomically
-large (`2^{10^{10}}`, `100000!`), which is what makes sympy hang on short inputs.
+Rule (see `extract` for the details): the answer is the last `\\boxed{}` the final response commits to, outside
+reasoning blocks, code and quoted examples; committed boxes that disagree make the response invalid.
+
+Numeric golds (every generated task, most dataset rows) are compared exactly: the answer must be a number in one
+of the notations listed in `notation` whose value equals the gold (`25%` also matches a gold of 25, the number
+the percent sign is attached to). Expressions are not notations: `3/4 + 1/8` does not answer "what is 3/4 + 1/8".
+Symbolic dataset golds (intervals, sets, expressions) go to math-verify (`symbolic`).
+
+Components (a `Rubric`): `value` (the value is right, metric), `form` (the task's constraints hold: `integer`,
+`lowest_terms`, `simplest_radical` from `task.metadata["answer_form"]`, and `task.metadata["unit"]`; metric),
+`correct` = value and form (weight 1, decides `passed`), `format` (a valid answer was committed; weight 0 unless
+the env sets `format_weight`). An invalid response has `valid=False` and reward 0.
 """
 
 from __future__ import annotations
 
 import functools
-import math
+import random
 import re
-import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from fractions import Fraction
 
-from rlvr_gym import Criterion, Rubric, Verdict
+from rlvr_gym import Criterion, Rubric, Task, Verdict
 
-from .extract import Extraction, MultiplePolicy, canonical_key, extract_answer
-from .numeric import decimal_places, numbers_match, parse_number, parse_percent
+from .extract import committed_answers
+from .notation import Reading, canonical_unit, read_number, same_value
+from .symbolic import symbolic_equal
 
-_SYMPY_LOCK = threading.Lock()  # sympy's global caches are not documented as thread-safe; the GIL serialises anyway
-
-
-@dataclass(frozen=True)
-class AnswerCheck:
-    """What the verifier found: the extracted answer (None: no usable answer), whether it is correct, and why."""
-
-    answer: str | None
-    correct: bool
-    method: str
-    reason: str = ""
-
-    @property
-    def formatted(self) -> bool:
-        return self.answer is not None
+COMPONENTS = ("format", "value", "form", "correct")
+FORMS = {
+    "integer": "as an integer",
+    "lowest_terms": "as an integer or a fraction in lowest terms",
+    "simplest_radical": "in simplest radical form",
+}
+MAX_ANSWER_CHARS = 300
 
 
-def _component(name: str):
-    return lambda **values: values[name]
+@functools.lru_cache(maxsize=16)
+def rubric(format_weight: float = 0.0, correct_weight: float = 1.0) -> Rubric:
+    def part(name: str):
+        return lambda **values: values[name]
+
+    weights = {"format": format_weight, "value": 0.0, "form": 0.0, "correct": correct_weight}
+    return Rubric([Criterion(name, part(name), weights[name]) for name in COMPONENTS], pass_on="correct")
 
 
-def _log10_bound(expr: Any, max_digits: float) -> float:
-    """Upper bound on log10|value| of a numeric sympy tree; raises OverflowError past `max_digits` digits.
-
-    Symbolic leaves count as 1; a power of a symbol with a huge exponent is refused too (expansion would blow up).
-    """
-    import sympy
-
-    if isinstance(expr, sympy.Integer | sympy.Rational):
-        return max(abs(expr.p), abs(expr.q), 1).bit_length() * math.log10(2)
-    if isinstance(expr, sympy.Pow):
-        base, exponent = expr.args
-        exp_digits = _log10_bound(exponent, max_digits)
-        if exp_digits > 7:
-            raise OverflowError("exponent too large")
-        exp_value = 10**exp_digits
-        base_digits = _log10_bound(base, max_digits)
-        digits = max(base_digits, 1.0) * exp_value if not base.is_number else base_digits * exp_value
-        if digits > max_digits:
-            raise OverflowError("power too large")
-        return digits
-    if isinstance(expr, sympy.factorial | sympy.factorial2 | sympy.gamma | sympy.binomial):
-        n_digits = _log10_bound(expr.args[0], max_digits)
-        if n_digits > 6 or (10**n_digits) * max(n_digits, 1.0) > max_digits:
-            raise OverflowError("factorial too large")
-        return (10**n_digits) * max(n_digits, 1.0)
-    args = getattr(expr, "args", ())
-    if not isinstance(args, tuple) or not args:
-        return 1.0
-    bounds = [_log10_bound(arg, max_digits) for arg in args if isinstance(arg, sympy.Basic)]
-    if not bounds:
-        return 1.0
-    total = sum(bounds) if isinstance(expr, sympy.Mul) else max(bounds) + math.log10(len(bounds) + 1)
-    if total > max_digits:
-        raise OverflowError("value too large")
-    return total
+@functools.lru_cache(maxsize=65536)
+def _reading(span: str) -> Reading | None:
+    return read_number(span)
 
 
-_EXPONENT = re.compile(r"\^\s*\{?\s*[-+]?\s*(\d+)")
-_FACTORIAL = re.compile(r"(\d+)\s*!")
-_BINOMIAL = re.compile(r"\\[dt]?binom\s*\{?\s*(\d+)|(\d+)\s*\\choose")
+def echoes(task: Task) -> list[str]:
+    """Texts whose verbatim copy in a response commits to nothing: the prompt and the bare question."""
+    texts = ["\n".join(m.text() for m in task.prompt_messages()), str(task.metadata.get("question") or "")]
+    return [t for t in texts if t.strip()]
 
 
-def _plausible_text(span: str, max_depth: int = 12) -> bool:
-    """Cheap screen before any sympy work: refuse deep nesting and huge exponents, factorials or binomials.
+def _spelling(span: str) -> str:
+    return re.sub(r"\s+|\\[,;! ]|\\left|\\right|\$", "", span).replace("dfrac", "frac")
 
-    latex2sympy evaluates numerals while parsing, so `((9^{999})^{999})^{999}` or `\\binom{100000}{50000}` cost
-    seconds before math-verify's comparison (and its timeout) even starts; deep bracket nesting is slow too.
-    """
-    depth = peak = 0
-    for char in span:
-        if char in "({[":
-            depth += 1
-            peak = max(peak, depth)
-        elif char in ")}]":
-            depth -= 1
-    if peak > max_depth or span.count("^") > max_depth:
+
+def _agree(a: str, b: str) -> bool:
+    """Whether two committed boxes state the same answer (same exact value, else the same spelling)."""
+    x, y = _reading(a), _reading(b)
+    if x is not None and y is not None:
+        return same_value(x.value(), y.value())
+    return _spelling(a) == _spelling(b)
+
+
+def value_matches(answer: Reading, gold: Reading) -> bool:
+    if same_value(answer.value(), gold.value()):
+        return True
+    return answer.percent and not gold.percent and same_value(answer.scaled(Fraction(1)), gold)
+
+
+def form_holds(answer: Reading, form: str | None, unit: str | None) -> bool:
+    """The task's written-form constraints (metadata `answer_form` and `unit`)."""
+    if unit is not None and answer.unit is not None and canonical_unit(answer.unit) != canonical_unit(unit):
         return False
-    exponents = [len(m.group(1)) for m in _EXPONENT.finditer(span)]
-    if any(n >= 5 for n in exponents) or sum(n >= 3 for n in exponents) > 1:
+    if form is None:
+        return True
+    if answer.percent:
         return False
-    if any(len(m.group(1)) >= 4 for m in _FACTORIAL.finditer(span)):
-        return False
-    return not any(len(m.group(1) or m.group(2)) >= 5 for m in _BINOMIAL.finditer(span))
+    if form == "integer":
+        return answer.notation == "integer"
+    if form == "lowest_terms":
+        return answer.notation in ("integer", "fraction", "mixed") and answer.reduced
+    if form == "simplest_radical":
+        return answer.notation in ("integer", "fraction", "radical") and answer.reduced
+    raise ValueError(f"unknown answer_form {form!r}")
 
 
-def _within_size(parsed: Sequence[Any], max_digits: int) -> bool:
-    try:
-        for item in parsed:
-            if not isinstance(item, str):
-                _log10_bound(item, max_digits)
-    except (OverflowError, RecursionError, ValueError, TypeError):
-        return False
-    return True
-
-
-@functools.lru_cache(maxsize=16384)
-def _parse_latex(text: str, timeout: int | None) -> tuple[Any, ...]:
-    """math-verify's parse of one short span; shared by every verifier, so each gold answer is parsed once."""
-    import math_verify
-
-    with _SYMPY_LOCK:
-        return tuple(math_verify.parse(f"${text}$", parsing_timeout=timeout))
-
-
-@functools.lru_cache(maxsize=16384)
-def _symbolic_equal(answer: str, gold: str, timeout: int | None, max_digits: int) -> bool:
-    import math_verify
-
-    if not _plausible_text(answer):
-        return False
-    gold_parsed = _parse_latex(gold, timeout)
-    pred_parsed = _parse_latex(answer, timeout)
-    if not gold_parsed or not pred_parsed or not _within_size(pred_parsed, max_digits):
-        return False
-    with _SYMPY_LOCK:
-        return bool(math_verify.verify(list(gold_parsed), list(pred_parsed), timeout_seconds=timeout))
-
-
-class MathVerifier:
-    """Pure, deterministic verdicts of model outputs against gold answers (usable without any env).
-
-    Components: `format` (an answer could be extracted; weight 0 by default, i.e. a metric) and `correct`
-    (weight 1). `passed` is `correct`.
-    """
-
-    def __init__(
-        self,
-        *,
-        format_weight: float = 0.0,
-        correct_weight: float = 1.0,
-        multiple_answers: MultiplePolicy = "reject",
-        max_answer_chars: int = 300,
-        max_boxes: int = 32,
-        timeout_s: int = 5,
-        max_result_digits: int = 10_000,
-        min_rounded_decimals: int = 6,
-    ) -> None:
-        self.rubric = Rubric(
-            [
-                Criterion("format", _component("format"), format_weight),
-                Criterion("correct", _component("correct"), correct_weight),
-            ],
-            pass_on="correct",
+def _judge(answer: str, task: Task) -> tuple[bool, bool]:
+    """(value right, form right) for one committed answer."""
+    gold_text = str(task.ground_truth)
+    gold = _reading(gold_text)
+    if gold is not None:
+        reading = _reading(answer)
+        if reading is None:
+            return False, False
+        return value_matches(reading, gold), form_holds(
+            reading, task.metadata.get("answer_form"), task.metadata.get("unit")
         )
-        self.multiple_answers = multiple_answers
-        self.max_answer_chars = max_answer_chars
-        self.max_boxes = max_boxes
-        self.timeout_s = timeout_s
-        self.max_result_digits = max_result_digits
-        self.min_rounded_decimals = min_rounded_decimals
+    right = _spelling(answer) == _spelling(gold_text) or (
+        len(answer) <= MAX_ANSWER_CHARS and symbolic_equal(answer, gold_text)
+    )
+    return right, True
 
-    # ---- extraction ------------------------------------------------------------------------------------------
-    def extract(self, output: str, *, question: str | Sequence[str] | None = None) -> Extraction:
-        """The answer span of `output`, after removing verbatim echoes of the question (so an echo never scores)."""
-        if not isinstance(output, str):
-            output = output.decode("utf-8", "replace") if isinstance(output, bytes | bytearray) else str(output)
-        echoes = [question] if isinstance(question, str) else list(question or [])
-        for echo in sorted((e for e in echoes if e and e.strip()), key=len, reverse=True):
-            output = output.replace(echo, "\n")
-        return extract_answer(
-            output,
-            max_chars=self.max_answer_chars,
-            max_boxes=self.max_boxes,
-            multiple=self.multiple_answers,
-            same=self._same_spelling,
+
+def verify(
+    task: Task, trajectory: Sequence[str], *, format_weight: float = 0.0, correct_weight: float = 1.0
+) -> Verdict:
+    """Judge the final response of a trajectory against the task's gold answer (pure, deterministic)."""
+    scorer = rubric(format_weight, correct_weight)
+    zero = dict.fromkeys(COMPONENTS, 0.0)
+    if not trajectory:
+        return Verdict.invalid("no response", components=zero)
+    response = trajectory[-1] if isinstance(trajectory[-1], str) else str(trajectory[-1])
+    committed = committed_answers(response, echoes=echoes(task), max_chars=MAX_ANSWER_CHARS)
+    if committed.error:
+        return Verdict.invalid(
+            committed.error,
+            components=zero,
+            feedback=f"No usable final answer ({committed.error}). Put it in \\boxed{{}}.",
         )
-
-    def _same_spelling(self, a: str, b: str) -> bool:
-        """Cheap agreement test between two boxed answers (exact numbers, else canonical spelling)."""
-        x, y = parse_number(a), parse_number(b)
-        if x is not None and y is not None:
-            return x == y
-        return canonical_key(a) == canonical_key(b)
-
-    # ---- equivalence -----------------------------------------------------------------------------------------
-    def equivalent(self, answer: str, gold: str) -> bool:
-        """Whether an extracted answer span means the gold answer."""
-        answer, gold = answer.strip(), str(gold).strip()
-        if not answer or not gold:
-            return False
-        pred_value, gold_value = parse_number(answer), parse_number(gold)
-        if pred_value is not None and gold_value is not None:
-            return pred_value == gold_value or numbers_match(
-                pred_value, gold_value, decimal_places(answer), min_rounded_decimals=self.min_rounded_decimals
-            )
-        percent = parse_percent(answer) if gold_value is not None else None
-        if percent is not None:  # "25%" answers both "what percent" (25) and "what fraction" (0.25) questions
-            return percent == gold_value or percent / 100 == gold_value
-        if canonical_key(answer) == canonical_key(gold):
-            return True
-        if len(answer) > self.max_answer_chars:
-            return False
-        return self._symbolic(answer, gold)
-
-    def _timeout(self) -> int | None:
-        """math-verify's SIGALRM timeouts only in the main thread; elsewhere the size guard stands in for them."""
-        if self.timeout_s and threading.current_thread() is threading.main_thread():
-            return max(1, int(self.timeout_s))
-        return None
-
-    def _symbolic(self, answer: str, gold: str) -> bool:
-        return _symbolic_equal(answer, gold, self._timeout(), self.max_result_digits)
-
-    # ---- verdicts --------------------------------------------------------------------------------------------
-    def check(self, output: str, gold: str, *, question: str | Sequence[str] | None = None) -> AnswerCheck:
-        extraction = self.extract(output, question=question)
-        if extraction.answer is None:
-            return AnswerCheck(None, False, extraction.method, extraction.reason)
-        try:
-            correct = self.equivalent(extraction.answer, gold)
-        except Exception as exc:  # a verifier bug must score 0, never crash a rollout
-            return AnswerCheck(extraction.answer, False, extraction.method, f"verifier error: {type(exc).__name__}")
-        return AnswerCheck(extraction.answer, correct, extraction.method, "" if correct else "not equivalent")
-
-    def verdict(self, output: str, gold: str, *, question: str | Sequence[str] | None = None) -> Verdict:
-        result = self.check(output, gold, question=question)
-        if result.answer is None:
-            detail = "" if result.reason == "no final answer found" else f" ({result.reason})"
-            message = f"No usable final answer{detail}. Put your final answer in \\boxed{{}}."
-        elif result.correct:
-            message = "Correct."
-        else:
-            shown = result.answer if len(result.answer) <= 80 else result.answer[:77] + "..."
-            message = f"Your answer {shown} is not correct."
-        verdict = self.rubric.combine(
-            {"format": float(result.formatted), "correct": float(result.correct)}, feedback=message
+    answers = committed.answers
+    if any(not _agree(answers[-1], other) for other in answers[:-1]):
+        return Verdict.invalid(
+            "two different committed answers",
+            components=zero,
+            feedback="You committed to more than one different answer; give exactly one.",
         )
-        if result.reason.startswith("verifier error"):
-            verdict = verdict.model_copy(update={"error": result.reason})
-        return verdict
+    final = answers[-1]
+    value, form = _judge(final, task)
+    shown = final if len(final) <= 60 else final[:57] + "..."
+    if value and form:
+        message = "Correct."
+    elif value:
+        message = f"Give the answer {FORMS.get(task.metadata.get('answer_form'), 'in the asked unit')}."
+    else:
+        message = f"Your answer {shown} is not correct."
+    components = {"format": 1.0, "value": float(value), "form": float(form), "correct": float(value and form)}
+    return scorer.combine(components, feedback=message)
 
-    __call__ = verdict
+
+# ---- near misses for `rlvr-gym check-env` ------------------------------------------------------------------------
+def format_number(value: Fraction) -> str:
+    """The exact ground-truth spelling: `17`, `-2`, `3/4`, `-5/3`."""
+    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
 
 
-@functools.lru_cache(maxsize=1)
-def default_verifier() -> MathVerifier:
-    return MathVerifier()
+def _near_values(gold: Reading) -> list[str]:
+    if gold.radicand != 1:
+        coef, rad = gold.coef, gold.radicand
+        return [
+            f"{format_number(coef + 1)}\\sqrt{{{rad}}}",
+            f"{format_number(coef)}\\sqrt{{{rad + 1}}}",
+            f"{format_number(-coef)}\\sqrt{{{rad}}}",
+        ]
+    v = gold.coef
+    values = {v + 1, v - 1, v * 10, -v if v else Fraction(1), v + Fraction(1, 2) if v.denominator == 1 else v * 2}
+    return [format_number(x) for x in values if x != v]
 
 
-def verify_answer(output: str, gold: str, *, question: str | Sequence[str] | None = None) -> Verdict:
-    """Score one output against one gold answer with the default verifier settings."""
-    return default_verifier().verdict(output, gold, question=question)
+def _form_misses(gold: Reading, form: str | None, unit: str | None) -> list[str]:
+    """Right value, wrong written form (only where the task asks for a form or unit)."""
+    misses = []
+    v = gold.coef
+    if gold.radicand != 1 and v.denominator == 1 and abs(v) > 1:  # the unsimplified radical
+        misses.append(f"{'-' if v < 0 else ''}\\sqrt{{{v * v * gold.radicand}}}")
+    if gold.radicand != 1 and v.denominator != 1:  # the radical left in the denominator
+        misses.append(f"\\frac{{{v.numerator * gold.radicand}}}{{{v.denominator}\\sqrt{{{gold.radicand}}}}}")
+    if form in ("lowest_terms", "integer") and gold.radicand == 1:
+        misses.append(f"\\frac{{{2 * v.numerator}}}{{{2 * v.denominator}}}")
+        if v.denominator in (1, 2, 4, 5, 8, 10, 20, 25):
+            misses.append(f"{float(v):.4f}".rstrip("0") + ("0" if float(v).is_integer() else ""))
+    if unit is not None and gold.radicand == 1:
+        misses.append(f"{format_number(v)} \\text{{ {'kg' if canonical_unit(unit) != 'kg' else 'cm'}}}")
+    return misses
+
+
+def wrong_answers(task: Task, rng: random.Random) -> list[list[str]]:
+    """Plausible trajectories that must not pass: near-miss numbers, unsimplified forms, the right value only in
+    reasoning/code/quotes with a different final answer, and two different answers at once."""
+    gold_text = str(task.ground_truth)
+    gold = read_number(gold_text)
+    if gold is not None:
+        near = _near_values(gold)
+        misses = near + _form_misses(gold, task.metadata.get("answer_form"), task.metadata.get("unit"))
+    else:
+        near = [f"{gold_text} + 1", f"2\\left({gold_text}\\right)", f"-\\left({gold_text}\\right)"]
+        misses = list(near)
+    other = rng.choice(near)
+    wrong = [f"The final answer is \\boxed{{{miss}}}." for miss in misses]
+    wrong += [
+        f"<think>Maybe it is \\boxed{{{gold_text}}}.</think>\nThe final answer is \\boxed{{{other}}}.",
+        f"```\nprint('\\boxed{{{gold_text}}}')\n```\nThe final answer is \\boxed{{{other}}}.",
+        f"> Example: \\boxed{{{gold_text}}}\n\nThe final answer is \\boxed{{{other}}}.",
+        f"The answer is \\boxed{{{gold_text}}} or \\boxed{{{other}}}.",
+        f"The answer is \\boxed{{{other}}}, i.e. \\boxed{{{gold_text}}}.",
+    ]
+    return [[text] for text in wrong]

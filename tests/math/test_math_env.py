@@ -11,6 +11,7 @@ from gymnasium.utils.env_checker import check_env
 import rlvr_gym
 from rlvr_gym import Task
 from rlvr_gym.envs.math.env import MathDatasetEnv, MathEnv
+from rlvr_gym.envs.math.tasks import MathTasks
 
 MATH_ENVS = ["rlvr/Math-v0", "rlvr/MathArithmetic-v0", "rlvr/MathDataset-v0"]
 
@@ -20,12 +21,15 @@ def test_registered() -> None:
     for env_id in MATH_ENVS:
         assert env_id in ids and ids[env_id].family == "math"
     env = rlvr_gym.make("rlvr/Math-v0")
-    assert isinstance(env, MathEnv)
-    assert env.generator.config.difficulty == 3 and len(env.generator.config.families) == 5
+    assert isinstance(env, MathEnv) and isinstance(env.source, MathTasks)
+    assert env.source.config.difficulty == 3 and len(env.source.config.families) == 6
     easy = rlvr_gym.make("rlvr/MathArithmetic-v0")
-    assert easy.generator.config.families == {"arithmetic": 1.0} and easy.generator.config.difficulty == 1
+    assert easy.source.config.families == {"arithmetic": 1.0} and easy.source.config.difficulty == 1
     dataset = rlvr_gym.make("rlvr/MathDataset-v0")
-    assert isinstance(dataset, MathDatasetEnv) and dataset.num_tasks == 20
+    assert (
+        isinstance(dataset, MathDatasetEnv)
+        and dataset.num_tasks + rlvr_gym.make("rlvr/MathDataset-v0", split="eval").num_tasks == 20
+    )
 
 
 @pytest.mark.parametrize("env_id", MATH_ENVS)
@@ -43,12 +47,13 @@ def test_reference_action_solves_every_sampled_task(env_id: str) -> None:
         _, reward, terminated, truncated, step_info = env.step(env.task.reference_actions[0])
         assert (reward, terminated, truncated) == (1.0, True, False)
         assert step_info["verdict"].passed and step_info["valid_action"]
+        assert env.task.id == f"math/train/{env.task_index}"
 
 
 @pytest.mark.parametrize("env_id", MATH_ENVS)
 def test_same_seed_same_task_and_verdict(env_id: str) -> None:
     first, second = rlvr_gym.make(env_id), rlvr_gym.make(env_id)
-    for seed in (0, 1, 17, 123456):
+    for seed in (0, 1, 16, 123456):
         obs_a, info_a = first.reset(seed=seed)
         obs_b, info_b = second.reset(seed=seed)
         assert obs_a == obs_b and info_a["task_id"] == info_b["task_id"]
@@ -64,7 +69,7 @@ def test_generator_seed_changes_tasks() -> None:
     a, b = rlvr_gym.make("rlvr/Math-v0", seed=1), rlvr_gym.make("rlvr/Math-v0", seed=2)
     a.reset(seed=4)
     b.reset(seed=4)
-    assert a.task.id != b.task.id
+    assert a.task.id == b.task.id == "math/train/4" and a.task.prompt != b.task.prompt
 
 
 def test_num_tasks() -> None:
@@ -86,6 +91,7 @@ def test_multi_attempt_feedback_and_decay() -> None:
     assert info["valid_action"] and not info["attempt_verdict"].passed
     obs, reward, terminated, truncated, info = env.step("no idea")
     assert not terminated and not info["valid_action"] and "\\boxed{}" in obs[0]["content"]
+    assert not info["attempt_verdict"].valid
     obs, reward, terminated, truncated, info = env.step(f"\\boxed{{{gold}}}")
     assert terminated and reward == pytest.approx(0.25)
     assert info["verdict"].passed and info["verdict"].components["attempts"] == 3.0
@@ -117,8 +123,8 @@ def test_question_echo_in_env_does_not_score() -> None:
     )
     env = rlvr_gym.make("rlvr/Math-v0")
     env.reset(options={"task": task})
-    _, reward, *_ = env.step(f"{task.prompt}\nI am not sure.")
-    assert reward == 0.0
+    _, reward, _, _, info = env.step(f"{task.prompt}\nI am not sure.")
+    assert reward == 0.0 and not info["valid_action"]
     env.reset(options={"task": task})
     assert env.step(f"{task.prompt}\n6 × 7 = 42, so \\boxed{{42}}")[1] == 1.0
 
@@ -127,6 +133,8 @@ def test_format_weight_kwarg() -> None:
     env = rlvr_gym.make("rlvr/MathArithmetic-v0", format_weight=0.2, correct_weight=0.8)
     env.reset(seed=1)
     assert env.step("\\boxed{-1}")[1] == pytest.approx(0.2)
+    env.reset(seed=1)
+    assert env.step("no box")[1] == 0.0
     env.reset(seed=1)
     assert env.step(env.task.reference_actions[0])[1] == pytest.approx(1.0)
 
@@ -144,3 +152,36 @@ def test_garbage_actions_never_raise(env_id: str) -> None:
         assert 0.0 <= reward <= 1.0 and isinstance(info["valid_action"], bool)
     env.reset(seed=0)
     env.step(12345)  # a non-str action is coerced by the base class
+
+
+def test_kwargs_of_the_old_envs_still_work() -> None:
+    env = rlvr_gym.make(
+        "rlvr/Math-v0",
+        families={"linear": 2, "modular": 1},
+        difficulty=4,
+        seed=7,
+        size=100,
+        max_attempts=3,
+        attempt_decay=0.5,
+        format_weight=0.0,
+        config={"prompt_style": "plain"},
+    )
+    assert env.num_tasks == 100 and env.source.config.families == {"linear": 2.0, "modular": 1.0}
+    with pytest.raises(ValueError):
+        rlvr_gym.make("rlvr/Math-v0", multiple_answers="last")  # hedging with several boxes can never pay
+
+
+def test_train_and_eval_splits() -> None:
+    train, held_out = rlvr_gym.make("rlvr/Math-v0"), rlvr_gym.make("rlvr/Math-v0", split="eval")
+    train.reset(options={"task_index": 5})
+    held_out.reset(options={"task_index": 5})
+    assert train.task.id == "math/train/5" and held_out.task.id == "math/eval/5"
+    assert train.task.metadata["question"] != held_out.task.metadata["question"]
+
+
+def test_wrong_answers_fail_in_the_env() -> None:
+    env = rlvr_gym.make("rlvr/Math-v0", difficulty=5)
+    for index in range(20):
+        env.reset(options={"task_index": index})
+        for trajectory in env.wrong_answers(env.task, random.Random(index)):
+            assert not env.verify(env.task, trajectory).passed, (env.task.ground_truth, trajectory)
