@@ -1,5 +1,8 @@
 """MBPP-style jobs per second: naive subprocess-per-job vs the local sandbox vs the container sandbox.
 
+Also, in the same run: what each protection costs (jobs/s with it switched off, all others on) and whether a
+30-process spinner job starves an honest neighbouring job (its run time alone vs next to the spinner).
+
 Each job is a small function plus three asserts (as an MBPP task with its tests). Every mode runs the same jobs
 with the same concurrency (jobs in flight), in the same run, and every job must succeed. Sandbox jobs are
 latency-bound (a few process wake-ups each), so on a busy machine throughput depends on jobs in flight; the
@@ -7,7 +10,7 @@ benchmark reports 1x and 2x the core count, for every mode alike. The baseline i
 running untrusted code: one ``python -c`` subprocess per job with this interpreter (no isolation at all);
 ``/usr/bin/python3 -I -S`` is reported as a second, faster baseline.
 
-    python benchmarks/sandbox_throughput.py [--jobs 300] [--concurrency 2,4] [--no-container]
+    python benchmarks/sandbox_throughput.py [--jobs 300] [--concurrency 2,4] [--no-container] [--quick]
 """
 
 from __future__ import annotations
@@ -137,6 +140,89 @@ def show(res: dict) -> None:
     print(f"   failed jobs: {res['failures']}")
 
 
+PROTECTION_VARIANTS = {
+    "local": [
+        ("all on", {}),
+        ("no per-job cgroups (rlimits + kill by uid)", {"cgroups": False}),
+        ("no seccomp filter", {"protections": {"seccomp": False}}),
+        ("no hidepid /proc", {"protections": {"hidepid": False}}),
+        ("exec python3 per job (no warm template)", {"inline_python": False}),
+    ],
+    "docker": [
+        ("all on", {}),
+        ("no per-job cgroups (rlimits + kill by uid)", {"cgroups": False}),
+        ("exec python3 per job (no warm template)", {"inline_python": False}),
+    ],
+}
+
+HONEST = (
+    "import time\nstart = time.perf_counter()\ntotal = 0\nfor i in range(1_500_000):\n    total += i * i % 7\n"
+    "print(time.perf_counter() - start)\n"
+)
+SPINNER = (
+    "import os, time\nfor _ in range(30):\n    if os.fork() == 0:\n        os.setsid()\n        while True:\n"
+    "            pass\ntime.sleep(60)\n"
+)
+
+
+def protection_costs(backend: str, jobs: int, c: int, rounds: int = 3) -> list[dict]:
+    """Jobs/s of ``backend`` with one protection off at a time; cost = how much slower "all on" is than that.
+
+    All variants stay up together and take turns, ``rounds`` times, so load changes on a shared machine hit
+    every variant alike; each figure is the median over the rounds.
+    """
+    import statistics
+    from contextlib import ExitStack
+
+    size = {"workers": c} if backend == "local" else {"containers": c}
+    rows = []
+    with ExitStack() as stack:
+        boxes = []
+        for label, options in PROTECTION_VARIANTS[backend]:
+            try:
+                boxes.append((label, stack.enter_context(create_sandbox(backend, **size, **options))))
+            except SandboxUnavailable as exc:
+                rows.append({"variant": label, "skipped": str(exc)})
+        rates: dict[str, list[float]] = {label: [] for label, _ in boxes}
+        fails: dict[str, int] = dict.fromkeys(rates, 0)
+        for _ in range(rounds):
+            for label, box in boxes:
+                rate, failed, _ = throughput(sandboxed(box), jobs, c)
+                rates[label].append(rate)
+                fails[label] += failed
+    rows = [
+        {"variant": label, "jobs_per_s": statistics.median(r), "failures": fails[label]} for label, r in rates.items()
+    ] + rows
+    base = rows[0].get("jobs_per_s") if rows and rows[0]["variant"] == "all on" else None
+    for row in rows[1:]:
+        if base and row.get("jobs_per_s"):
+            row["cost_pct"] = 100.0 * (row["jobs_per_s"] - base) / row["jobs_per_s"]
+    return rows
+
+
+def neighbour_spinner(backend: str) -> dict:
+    """An honest CPU-bound job alone, then while a 30-process spinner runs in the other slot."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    size = {"workers": 2} if backend == "local" else {"containers": 2}
+    with create_sandbox(backend, **size) as box:
+        honest = ExecRequest(code=HONEST, limits=Limits(wall_s=30, cpu_s=30))
+        alone = float(box.run(honest).stdout)
+        with ThreadPoolExecutor(2) as pool:
+            storm = pool.submit(box.run, ExecRequest(code=SPINNER, limits=Limits(wall_s=6, cpu_s=600, processes=64)))
+            time.sleep(1.0)
+            result = box.run(honest)
+            storm.result()
+    beside = float(result.stdout) if result.status is Status.OK else None
+    return {
+        "backend": backend,
+        "honest_alone_s": alone,
+        "honest_beside_spinner_s": beside,
+        "slowdown": beside / alone if beside else None,
+        "status": result.status.value,
+    }
+
+
 def _rounded(value):
     if isinstance(value, float):
         return round(value, 3)
@@ -157,17 +243,45 @@ def main() -> None:
         help="comma-separated jobs-in-flight levels, each run for every mode (default 1x, 2x cores)",
     )
     parser.add_argument("--no-container", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="fewer jobs, one concurrency level")
     args = parser.parse_args()
+    if args.quick:
+        args.jobs, args.concurrency = min(args.jobs, 120), str(cpus)
     runs = [measure(int(c), args.jobs, not args.no_container) for c in args.concurrency.split(",")]
     for res in runs:
         show(res)
     best = max(runs, key=lambda r: r["local_vs_naive"])
+    backends = ["local"] + ([] if args.no_container else ["docker"])
+    costs = {b: protection_costs(b, max(30, args.jobs // 4), cpus) for b in backends}
+    print("-- cost of each protection (jobs/s with it off; cost = how much slower 'all on' is)")
+    for backend, rows in costs.items():
+        for row in rows:
+            if "skipped" in row:
+                print(f"   {backend:7s} {row['variant']:45s} skipped: {row['skipped']}")
+                continue
+            cost = f"{row['cost_pct']:+6.1f}%" if "cost_pct" in row else "  (ref)"
+            print(f"   {backend:7s} {row['variant']:45s} {row['jobs_per_s']:7.1f} jobs/s  {cost}")
+    spin = []
+    for backend in backends:
+        try:
+            spin.append(neighbour_spinner(backend))
+        except SandboxUnavailable as exc:
+            spin.append({"backend": backend, "skipped": str(exc)})
+    print("-- honest job next to a 30-process spinner in the other slot")
+    for row in spin:
+        if "skipped" not in row:
+            print(
+                f"   {row['backend']:7s} alone {row['honest_alone_s']:.2f}s, beside spinner "
+                f"{row['honest_beside_spinner_s']}s ({row['status']})"
+            )
     summary = {
         "benchmark": "sandbox_throughput",
         "load_avg_1m": os.getloadavg()[0],
         "local_vs_naive": best["local_vs_naive"],
         "at_concurrency": best["concurrency"],
         "runs": runs,
+        "protection_costs": costs,
+        "neighbour_spinner": spin,
     }
     print(json.dumps(_rounded(summary)))
     sys.exit(1 if any(r["failures"] for r in runs) else 0)
