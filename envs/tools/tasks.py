@@ -61,6 +61,10 @@ class DepthTasks(TaskSource):
         self.window = 128 if split == "train" else 16  # eval keeps 1 in 10 questions: a smaller window, same cost
         tools = [self.toolset[n] for n in self.toolset.names()]
         self.pool = tools if self.config.tools != "seen" else [t for t in tools if t.name not in HELD_OUT]
+        self.consumers = {
+            tag: [t for t in self.pool if tag in t.meta["tags"].values()]  # tag -> tools taking it
+            for tag in {t.meta["returns"] for t in self.pool}
+        }
 
     def __len__(self) -> int:
         if self.config.size is None:
@@ -71,7 +75,7 @@ class DepthTasks(TaskSource):
         depth = self.config.depths[index % len(self.config.depths)]
         for attempt in range(MAX_ATTEMPTS):
             rng = self.rng(index, attempt)
-            chain = _draw_chain(rng, self.pool, depth)
+            chain = _draw_chain(rng, self.pool, self.consumers, depth)
             if not chain or (self.config.tools == "unseen" and not any(t.name in HELD_OUT for t, _, _ in chain)):
                 continue
             question = _question(chain)
@@ -124,7 +128,7 @@ def _question(chain: ChainDraft) -> str:
     return f"What is {phrase}?"
 
 
-def _draw_chain(rng: random.Random, pool: list[Tool], depth: int) -> ChainDraft:
+def _draw_chain(rng: random.Random, pool: list[Tool], consumers: dict[str, list[Tool]], depth: int) -> ChainDraft:
     """A random chain, or [] when the walk got stuck. The chained parameter's literal is dropped from the draft."""
     chain: ChainDraft = []
     previous: str | None = None
@@ -133,7 +137,7 @@ def _draw_chain(rng: random.Random, pool: list[Tool], depth: int) -> ChainDraft:
             tool, param = rng.choice(pool), None
         else:  # uniform over tools first, then over the tool's parameters that take the previous output
             used = {t.name for t, _, _ in chain}
-            tools = [t for t in pool if t.name not in used and previous in t.meta["tags"].values()]
+            tools = [t for t in consumers[previous] if t.name not in used]
             if not tools:
                 return []
             tool = rng.choice(tools)

@@ -338,3 +338,12 @@ def test_format_round_trips_tier():
     out = parse_tool_calls(format_tool_calls(calls, style="tier", return_mode="all"), TOOLS)
     assert out.ok and out.format == "tier" and out.return_mode == "all"
     assert [c.model_dump() for c in out.calls] == [c.model_dump() for c in calls]
+
+
+def test_text_after_the_think_section_cap_is_thought():
+    from rlvr_gym.envs.tools.parsing import MAX_THINK_SECTIONS
+
+    text = "<think>a</think>" * MAX_THINK_SECTIONS + hermes("add", {"a": 1, "b": 2})
+    out = parse_tool_calls(text, TOOLS)
+    assert out.calls == [] and "<tool_call>" in out.think
+    assert len(parse_tool_calls("<think>a</think>" * 3 + hermes("add", {"a": 1, "b": 2})).calls) == 1
