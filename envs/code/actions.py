@@ -1,8 +1,9 @@
 """Parsing the agent's text into a `run` or `submit` action with the code it carries.
 
 Format (stated in every task prompt): wrap code to try out in `<run>...</run>` and the final solution in
-`<submit>...</submit>`; inside a tag the code may be a ```python fenced block (the last block is used) or raw
-text. Text with no tag counts as a submission when it has a fenced python block or is itself Python with at least
+`<submit>...</submit>`; inside a tag the code may be a ```python fenced block or raw text. A run uses its last
+block. A submission must commit to one program: several submit tags or fenced blocks with different code make it
+ambiguous, an invalid action (never "the last one wins", which would let a response offer every candidate). Text with no tag counts as a submission when it has a fenced python block or is itself Python with at least
 one statement beyond a bare expression (so single-turn agents and plain completions still work); untagged prose
 carries no code and is an invalid action. If both tags occur, the submission wins: a submit is never ignored.
 Code longer than `MAX_CODE_CHARS`, untagged text longer than `MAX_UNTAGGED_CHARS` and actions with more than
@@ -71,8 +72,8 @@ def fenced_blocks(text: str) -> list[tuple[str, int, int]]:
         position = close + len(FENCE)
 
 
-def last_tagged(text: str, kind: str, lowered: str | None = None) -> tuple[int, int] | None:
-    """(start, end) of the content of the last `<kind>...</kind>` (an unclosed tag runs to the end); linear.
+def tagged(text: str, kind: str, lowered: str | None = None) -> list[tuple[int, int]]:
+    """(start, end) of the content of every `<kind>...</kind>` (an unclosed tag runs to the end); linear.
 
     Tags match case-insensitively. Searching a lower-cased copy is much faster than a case-insensitive regex;
     it is used whenever lower-casing kept every character's position (it does for all but a few code points).
@@ -98,25 +99,38 @@ def last_tagged(text: str, kind: str, lowered: str | None = None) -> tuple[int, 
             match = _CLOSE[kind].search(text, position)
             return match.span() if match else None
 
-    found = None
+    spans = []
     position = 0
     while (opened := find_open(position)) is not None:
         closed = find_close(opened[1])
         if closed is None:
-            return opened[1], len(text)
-        found = (opened[1], closed[0])
+            spans.append((opened[1], len(text)))
+            break
+        spans.append((opened[1], closed[0]))
         position = closed[1]
-    return found
+    return spans
 
 
-def extract_code(text: str, base: int = 0) -> tuple[str, int]:
-    """The last python fenced block of `text` (or the raw text), with its offset; `base` shifts the offset."""
-    blocks = [b for b in fenced_blocks(text) if b[0].lower() in _CODE_LANGS]
+def code_candidates(text: str, base: int = 0) -> list[tuple[str, int]]:
+    """Every python fenced block of `text` (or else the raw text), each with its offset shifted by `base`."""
+    blocks = [
+        (text[start:end], base + start) for lang, start, end in fenced_blocks(text) if lang.lower() in _CODE_LANGS
+    ]
     if blocks:
-        _, start, end = blocks[-1]
-        return text[start:end], base + start
+        return blocks
     lead = _NEWLINES.match(text).end()  # a C-speed scan; str.lstrip("\n") is ten times slower on long runs
-    return text[lead:].rstrip("\n"), base + lead
+    return [(text[lead:].rstrip("\n"), base + lead)]
+
+
+def _committed(candidates: list[tuple[str, int]], kind: ActionKind) -> ParsedAction:
+    """The one code a submission commits to; different non-empty candidates make it ambiguous (no code)."""
+    distinct = {code.strip() for code, _ in candidates if code.strip()}
+    code, offset = candidates[-1]
+    if kind == "submit" and len(distinct) > 1:
+        return ParsedAction(kind, "", offset, f"{len(distinct)} different code blocks submitted")
+    with_code = [(c, o) for c, o in candidates if c.strip()]
+    code, offset = with_code[-1] if with_code else (code, offset)
+    return _bounded(ParsedAction(kind, code, offset))
 
 
 def parse_action(text: str) -> ParsedAction:
@@ -126,15 +140,18 @@ def parse_action(text: str) -> ParsedAction:
     lowered = text.lower()
     if lowered.count(FENCE) > MAX_MARKERS or lowered.count("<submit>") + lowered.count("<run>") > MAX_MARKERS:
         return ParsedAction("submit", "", 0, f"more than {MAX_MARKERS} code fences or tags")
-    for kind in ("submit", "run"):
-        span = last_tagged(text, kind, lowered)
-        if span is not None:
-            code, offset = extract_code(text[span[0] : span[1]], span[0])
-            return _bounded(ParsedAction(kind, code, offset))  # type: ignore[arg-type]
-    code, offset = extract_code(text)
-    if len(code) > MAX_CODE_CHARS:
-        return _bounded(ParsedAction("submit", code, offset))
-    if FENCE not in text and (len(code) > MAX_UNTAGGED_CHARS or not _looks_like_code(code)):
+    submits = tagged(text, "submit", lowered)
+    if submits:
+        return _committed([c for s, e in submits for c in code_candidates(text[s:e], s)], "submit")
+    runs = tagged(text, "run", lowered)
+    if runs:
+        start, end = runs[-1]
+        return _committed(code_candidates(text[start:end], start), "run")
+    candidates = code_candidates(text)
+    code, offset = candidates[-1]
+    if FENCE in text or len(code) > MAX_CODE_CHARS:
+        return _committed(candidates, "submit")
+    if len(code) > MAX_UNTAGGED_CHARS or not _looks_like_code(code):
         return ParsedAction("submit", "", offset, "no tagged or fenced code" if code.strip() else "")
     return ParsedAction("submit", code, offset)
 

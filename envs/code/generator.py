@@ -1,9 +1,10 @@
 """Procedural programming tasks with reference solutions and tests (`rlvr/CodeGen-v0`).
 
-Each template draws its parameters and inputs from a per-item `random.Random(f"{seed}:{index}")`, writes the
-reference solution as source text, and computes the expected outputs by running that reference (trusted code
-written here, so it runs in-process). Tests are MBPP-style asserts; the first `examples` of them are shown in
-the prompt. `difficulty` (1-3) widens the inputs and unlocks harder templates.
+Each template draws its parameters and inputs from the per-item generator it is given (`tasks.CodeGenTasks`
+seeds it from family, split, seed and index), writes the reference solution as source text, and computes the
+expected outputs by running that reference (trusted code written here, so it runs in-process). Tests are
+MBPP-style asserts; the first `examples` of them are shown in the prompt. `difficulty` (1..5) widens the inputs;
+templates unlock at levels 1, 2 and 3.
 """
 
 from __future__ import annotations
@@ -16,15 +17,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from rlvr_gym.types import Task
-
-from .actions import format_submission
 from .spec import CodeSpec
 
 
 class CodeGenConfig(BaseModel):
+    """Knobs of the generator; `difficulty` is on the shared 1..5 scale (it widens inputs and unlocks templates)."""
+
     seed: int = 0
-    difficulty: int = Field(1, ge=1, le=3)
+    difficulty: int = Field(1, ge=1, le=5)
     num_tests: int = Field(6, ge=1, le=50)
     examples: int = Field(2, ge=0, le=10)
     templates: list[str] | None = Field(default=None, description="Restrict to these template names.")
@@ -234,9 +234,8 @@ def _prompt(problem: Problem, examples: list[str]) -> str:
     return "\n".join(lines)
 
 
-def generate_task(config: CodeGenConfig, index: int) -> Task:
-    """Task `index` of the generator under `config` (a pure function of both)."""
-    rng = random.Random(f"{config.seed}:{index}")
+def draw_problem(config: CodeGenConfig, rng: random.Random) -> tuple[str, Problem]:
+    """A template name and its problem, drawn from `rng` among the templates `config` allows."""
     names = [n for n, (level, _) in TEMPLATES.items() if level <= config.difficulty]
     if config.templates:
         unknown = set(config.templates) - set(TEMPLATES)
@@ -244,22 +243,13 @@ def generate_task(config: CodeGenConfig, index: int) -> Task:
             raise ValueError(f"unknown code templates: {sorted(unknown)}")
         names = [n for n in TEMPLATES if n in config.templates]
     name = rng.choice(names)
-    problem = TEMPLATES[name][1](rng, config.difficulty)
+    return name, TEMPLATES[name][1](rng, config.difficulty)
+
+
+def problem_spec(problem: Problem, config: CodeGenConfig) -> tuple[CodeSpec, str]:
+    """The hidden spec (tests from the reference) and the prompt (with the first `config.examples` tests)."""
     tests = _tests(problem, config.num_tests)
     spec = CodeSpec(
         entry_point=problem.entry_point, test_style="asserts", asserts=tests, reference_solution=problem.solution
     )
-    return Task(
-        id=f"codegen/{config.seed}/{index}",
-        prompt=_prompt(problem, tests[: config.examples]),
-        ground_truth=spec.model_dump(),
-        reference_actions=[format_submission(problem.solution)],
-        metadata={
-            "source": "codegen",
-            "index": index,
-            "seed": config.seed,
-            "difficulty": config.difficulty,
-            "template": name,
-            "entry_point": problem.entry_point,
-        },
-    )
+    return spec, _prompt(problem, tests[: config.examples])

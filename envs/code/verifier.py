@@ -1,4 +1,7 @@
-"""The code verifier: static analysis in-process, hidden tests in the sandbox, a weighted rubric on top.
+"""The code verifier: `verify(task, trajectory) -> Verdict` and the wrong-answer generator `wrong_answers`.
+
+Static analysis runs here, the candidate's calls run in the sandbox, the hidden tests run here on the values
+that came back (`judge.py`), and a weighted rubric combines the components.
 
 Components (all in [0, 1] except `outcome`):
   syntax      1 if the assembled program parses (`ast.parse`).
@@ -12,8 +15,9 @@ Components (all in [0, 1] except `outcome`):
 
 The weights (syntax 0.1, tests 0.6, executable 0.1, style 0.1, security 0.1, outcome 0 = metric only) and the
 caps (style 10, security 3) are design choices: the execution-aware code-RL paper (arXiv 2605.21180) names the
-components but publishes no numbers (METHODS.md 7.1, INFERRED). Code that does not parse gets 0 on every
-component, so garbage never collects style or security reward. `passed` means all tests passed.
+components but publishes no numbers (design choice, see docs/code-env.md). Code that does not parse is an invalid
+response with 0 on every component, and code that passes no test gets reward 0, so neither garbage nor a stub
+ever collects style or security reward. `passed` means all tests passed.
 The verdict is a pure function of (task, code) given a working sandbox: findings are cached by program text,
 and the only nondeterminism left is a candidate whose own behaviour depends on time or randomness.
 """
@@ -21,15 +25,18 @@ and the only nondeterminism left is a candidate whose own behaviour depends on t
 from __future__ import annotations
 
 import ast
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from rlvr_gym.rubric import Criterion, Rubric
-from rlvr_gym.types import Task, Verdict
+from rlvr_gym.types import InfraError, Task, Verdict
 
+from .actions import ParsedAction, format_submission, parse_action
 from .execution import CodeExecutor, shared_executor
 from .findings import Finding
 from .harness import TestRun
+from .mutants import mutants
 from .program import Program, assemble
 from .security import security_findings
 from .spec import CodeSpec, spec_of
@@ -212,16 +219,70 @@ def summarize(report: CodeReport) -> str:
 
 
 def verdict_of(report: CodeReport, rubric: Rubric | None = None) -> Verdict:
+    """The verdict of one report: invalid when the program does not parse, 0 when no test passed.
+
+    A program that passes no test earns nothing: syntax, style, security and executable refine working code and
+    are never a reward for code that does nothing (an echoed stub would otherwise collect 0.4). A sandbox that
+    could not run the tests is an infrastructure failure (`InfraError`), never a score.
+    """
+    if report.error:
+        raise InfraError(f"code sandbox failed: {report.error}")
     verdict = (rubric or code_rubric()).combine(report.components, feedback=summarize(report))
-    return verdict.model_copy(update={"error": report.error}) if report.error else verdict
+    if not report.syntax_ok:
+        return Verdict.invalid("the program does not parse", components=verdict.components, feedback=verdict.feedback)
+    if report.components["tests"] == 0.0:
+        return verdict.model_copy(update={"reward": 0.0, "passed": False})
+    return verdict
+
+
+def judge_submission(
+    task: Task, code: str, *, rubric: Rubric | None = None, executor: CodeExecutor | None = None
+) -> tuple[Verdict, CodeReport]:
+    """Verdict and full evidence (for token-level penalties) of one submitted program."""
+    report = evaluate_code(task, code, executor=executor)
+    return verdict_of(report, rubric), report
+
+
+def first_submission(trajectory: Sequence[str], max_turns: int | None = None) -> ParsedAction | None:
+    """The first action of the trajectory that submits code (runs and invalid actions are skipped)."""
+    for action in list(trajectory)[:max_turns]:
+        parsed = parse_action(action)
+        if parsed.kind == "submit" and parsed.has_code:
+            return parsed
+    return None
+
+
+def verify(
+    task: Task,
+    trajectory: Sequence[str],
+    *,
+    rubric: Rubric | None = None,
+    executor: CodeExecutor | None = None,
+    max_turns: int | None = None,
+) -> Verdict:
+    """The family's verifier: the first submission within `max_turns` actions decides; none is invalid."""
+    parsed = first_submission(trajectory, max_turns)
+    if parsed is None:
+        return Verdict.invalid("no code was submitted")
+    return judge_submission(task, parsed.code, rubric=rubric, executor=executor)[0]
+
+
+def wrong_answers(task: Task, rng: random.Random) -> list[list[str]]:
+    """Mutants of the reference solution that change every returned value (see `mutants.py`)."""
+    spec = spec_of(task)
+    if not spec.reference_solution:
+        return []
+    made = mutants(spec.preamble, spec.reference_solution, spec.entry_point, rng)
+    return [[format_submission(source)] for source in made.values()]
 
 
 def score_code(task: Task, code: str, *, rubric: Rubric | None = None, executor: CodeExecutor | None = None) -> Verdict:
-    """Pure verifier entry point: the verdict of `code` as a solution of `task` (usable without any env)."""
-    return verdict_of(evaluate_code(task, code, executor=executor), rubric)
+    """The verdict of `code` as a solution of `task` (a program, not an action)."""
+    return judge_submission(task, code, rubric=rubric, executor=executor)[0]
 
 
 def score_many(
     tasks: Sequence[Task], codes: Sequence[str], *, rubric: Rubric | None = None, executor: CodeExecutor | None = None
 ) -> list[Verdict]:
+    """Verdicts of many programs, their sandbox jobs run concurrently."""
     return [verdict_of(r, rubric) for r in evaluate_many(tasks, codes, executor=executor)]

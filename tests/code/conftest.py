@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rlvr_gym.envs.code.execution import CodeExecutor
-from rlvr_gym.envs.code.humaneval import load_humaneval
+from rlvr_gym.envs.code.tasks import HumanEvalTasks
 
 
 @pytest.fixture(scope="session")
@@ -17,4 +17,5 @@ def executor() -> CodeExecutor:
 
 @pytest.fixture(scope="session")
 def humaneval():
-    return load_humaneval()
+    source = HumanEvalTasks(split="eval")
+    return [source.task(i) for i in range(len(source))]

@@ -13,10 +13,23 @@ from rlvr_gym.envs.code.actions import fenced_blocks, format_run, format_submiss
 def test_tags_and_fences():
     run = parse_action("let me try\n<run>\n```python\nprint(1)\n```\n</run>")
     assert (run.kind, run.code) == ("run", "print(1)\n")
-    sub = parse_action("<submit>```python\nx = 1\n```\n```python\ny = 2\n```</submit>")
-    assert (sub.kind, sub.code) == ("submit", "y = 2\n")  # the last block
+    sub = parse_action("<submit>```python\nx = 1\n```\n```python\nx = 1\n```</submit>")
+    assert (sub.kind, sub.code) == ("submit", "x = 1\n")  # the same block twice is one program
     raw = parse_action("<submit>\ndef f():\n    return 1\n</submit>")
     assert raw.kind == "submit" and raw.code.startswith("def f()")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<submit>```python\nx = 1\n```\n```python\ny = 2\n```</submit>",
+        "<submit>x = 1</submit> or maybe <submit>y = 2</submit>",
+        "```python\nx = 1\n```\n```python\ny = 2\n```",
+    ],
+)
+def test_several_different_submissions_are_ambiguous(text):
+    parsed = parse_action(text)
+    assert parsed.kind == "submit" and not parsed.has_code and "different code blocks" in parsed.problem
 
 
 def test_untagged_text_is_a_submission_and_submit_wins():

@@ -51,7 +51,7 @@ def test_run_then_submit(codegen):
     assert "ran True" in obs[0]["content"] and "to stderr" in obs[0]["content"]
     obs, reward, terminated, _, info = codegen.step("Done.\n" + format_submission(reference))
     assert terminated and info["verdict"].passed and reward == pytest.approx(1.0)
-    assert info["components"]["tests"] == 1.0 and info["penalty_spans"] == []
+    assert info["verdict"].components["tests"] == 1.0 and info["penalty_spans"] == []
 
 
 def test_run_shows_errors_and_the_limit_is_enforced(codegen):
@@ -82,14 +82,22 @@ def test_unparseable_submission_ends_with_zero(codegen):
     assert terminated and info["verdict"].reward == 0.0 and not info["verdict"].passed
 
 
-def test_wrong_submission_gets_partial_components(codegen):
+def test_code_passing_no_test_earns_nothing_but_components_are_reported(codegen):
     codegen.reset(options={"task_index": 0})
     entry = codegen.task.metadata["entry_point"]
     *_, info = codegen.step(format_submission(f"def {entry}(*args):\n    return eval('None')\n"))
     verdict = info["verdict"]
-    assert not verdict.passed and verdict.components["syntax"] == 1.0 and verdict.components["security"] < 1.0
-    assert 0.0 < verdict.reward < 0.5
+    assert not verdict.passed and verdict.valid and verdict.reward == 0.0
+    assert verdict.components["syntax"] == 1.0 and verdict.components["security"] < 1.0
     assert any(span["kind"] == "security" for span in info["penalty_spans"])
+
+
+def test_partial_solution_gets_partial_reward(executor):
+    env = HumanEvalEnv(executor=executor)
+    env.reset(options={"task_index": 0})
+    *_, info = env.step(format_submission("def has_close_elements(numbers, threshold):\n    return True\n"))
+    verdict = info["verdict"]
+    assert 0.0 < verdict.components["tests"] < 1.0 and 0.0 < verdict.reward < 1.0 and not verdict.passed
 
 
 def test_determinism(executor):

@@ -13,8 +13,8 @@ import json
 import pytest
 
 from rlvr_gym.envs.code.harness import runner_source
-from rlvr_gym.envs.code.mbpp import load_mbpp
 from rlvr_gym.envs.code.spec import CodeSpec, spec_of
+from rlvr_gym.envs.code.tasks import MBPPTasks
 from rlvr_gym.envs.code.testsuite import build_plan
 from rlvr_gym.envs.code.verifier import evaluate_many
 from rlvr_gym.types import Task
@@ -80,8 +80,8 @@ EXTRA_TASKS = [
 
 @pytest.fixture(scope="module")
 def tasks(humaneval) -> list[Task]:
-    mbpp = load_mbpp()
-    return [humaneval[i] for i in HUMANEVAL] + [mbpp[i] for i in MBPP] + EXTRA_TASKS
+    mbpp = MBPPTasks()
+    return [humaneval[i] for i in HUMANEVAL] + [mbpp.task(i) for i in MBPP] + EXTRA_TASKS
 
 
 def _entry(task: Task) -> str:
@@ -278,7 +278,7 @@ COSTLY = {"endless_generator", "deep_value", "huge_value", "ignore_timer_and_han
 @pytest.mark.parametrize("name", sorted(HACKS))
 def test_hack_scores_zero(tasks, executor, name):
     if name in COSTLY:  # one task per test style keeps CI fast; the defence is per call, not per task
-        tasks = [t for t in tasks if t.id in ("HumanEval/2", "mbpp/1", "hack/pairs")]
+        tasks = [t for t in tasks if t.id in ("humaneval/eval/2", "mbpp/train/0", "hack/pairs")]
     reports = evaluate_many(tasks, [hack_program(t, name) for t in tasks], executor=executor)
     scored = [(t.id, r.components["tests"], r.error) for t, r in zip(tasks, reports, strict=True)]
     assert [s for s in scored if s[1] != 0.0] == []

@@ -1,4 +1,4 @@
-"""Task sources: the procedural generator and the MBPP-style JSONL loader."""
+"""Task sources: the procedural generator, the MBPP-style JSONL loader and HumanEval, in the family template."""
 
 from __future__ import annotations
 
@@ -6,23 +6,29 @@ import json
 
 import pytest
 
-from rlvr_gym.envs.code.generator import TEMPLATES, CodeGenConfig, generate_task
-from rlvr_gym.envs.code.mbpp import load_mbpp
+from rlvr_gym.envs.code.generator import TEMPLATES
 from rlvr_gym.envs.code.spec import spec_of
+from rlvr_gym.envs.code.tasks import CodeGenTasks, MBPPTasks
 from rlvr_gym.envs.code.verifier import score_many
+from rlvr_gym.family import parse_task_id
 
 
 def test_generator_is_deterministic_per_index():
-    config = CodeGenConfig(seed=3, difficulty=3)
-    assert generate_task(config, 7) == generate_task(config, 7)
-    assert generate_task(config, 7) != generate_task(config, 8)
-    assert generate_task(config, 7).metadata == {**generate_task(config, 7).metadata, "index": 7, "seed": 3}
+    source = CodeGenTasks(seed=3, difficulty=3)
+    assert source.task(7) == CodeGenTasks(seed=3, difficulty=3).task(7)
+    assert source.task(7) != source.task(8)
+    assert parse_task_id(source.task(7).id) == ("codegen", "train", 7)
+    assert source.task(7).metadata | {"index": 7, "seed": 3, "difficulty": 3} == source.task(7).metadata
+
+
+def test_generator_splits_are_disjoint():
+    train = {CodeGenTasks(split="train").task(i).prompt for i in range(40)}
+    evals = {CodeGenTasks(split="eval").task(i).prompt for i in range(40)}
+    assert not train & evals
 
 
 def test_generator_covers_every_template_and_references_pass(executor):
-    tasks = [
-        generate_task(CodeGenConfig(seed=1, difficulty=3, templates=[name]), i) for name in TEMPLATES for i in range(2)
-    ]
+    tasks = [CodeGenTasks(seed=1, difficulty=5, templates=[name]).task(i) for name in TEMPLATES for i in range(2)]
     assert {t.metadata["template"] for t in tasks} == set(TEMPLATES)
     assert all(len(spec_of(t).asserts) == 6 for t in tasks)
     verdicts = score_many(tasks, [spec_of(t).reference_solution for t in tasks], executor=executor)
@@ -35,12 +41,13 @@ def test_generator_covers_every_template_and_references_pass(executor):
 
 def test_generator_rejects_unknown_templates():
     with pytest.raises(ValueError):
-        generate_task(CodeGenConfig(templates=["nope"]), 0)
+        CodeGenTasks(templates=["nope"]).task(0)
 
 
 def test_bundled_mbpp_sample_passes(executor):
-    tasks = load_mbpp()
-    assert len(tasks) == 10
+    source = MBPPTasks()
+    tasks = [source.task(i) for i in range(len(source))]
+    assert len(tasks) + len(MBPPTasks(split="eval")) == 10
     verdicts = score_many(tasks, [spec_of(t).reference_solution for t in tasks], executor=executor)
     assert all(v.passed for v in verdicts)
 
@@ -64,10 +71,16 @@ def test_mbpp_jsonl_shapes(tmp_path, executor):
     ]
     path = tmp_path / "rows.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    tasks = load_mbpp(str(path), source="mine")
-    assert [t.id for t in tasks] == ["mine/11", "mine/X/1"]
-    assert spec_of(tasks[0]).entry_point == "add" and spec_of(tasks[1]).test_style == "check"
-    assert "assert add(1, 2) == 3" in tasks[0].prompt
+    tasks = [
+        t
+        for split in ("train", "eval")
+        for source in [MBPPTasks(str(path), split=split)]
+        for t in (source.task(i) for i in range(len(source)))
+    ]
+    assert {t.metadata["source_id"] for t in tasks} == {11, "X/1"} and len(tasks) == 2
+    by_source = {t.metadata["source_id"]: t for t in tasks}
+    assert spec_of(by_source[11]).entry_point == "add" and spec_of(by_source["X/1"]).test_style == "check"
+    assert "assert add(1, 2) == 3" in by_source[11].prompt
     verdicts = score_many(tasks, [spec_of(t).reference_solution for t in tasks], executor=executor)
     assert all(v.passed for v in verdicts)
 
@@ -78,4 +91,4 @@ def test_mbpp_rejects_broken_rows(tmp_path):
         json.dumps({"task_id": 1, "text": "x", "code": "def f(): pass", "test_list": ["assert f(("]}) + "\n"
     )
     with pytest.raises(ValueError):
-        load_mbpp(str(path))
+        len(MBPPTasks(str(path)))
