@@ -95,10 +95,11 @@ class CallBook:
     outcomes: dict[str, dict[str, Any]] = field(default_factory=dict)
     pending: dict[str, dict[str, Any]] = field(default_factory=dict)
 
-    def lookup(self, key: str, spec: dict[str, Any]) -> Any:
+    def lookup(self, key: str, spec: dict[str, Any]) -> dict[str, Any]:
+        """The outcome of a known call; an unknown one joins the batch and raises `Pending`."""
         outcome = self.outcomes.get(key)
         if outcome is not None:
-            return realise(outcome)
+            return outcome
         if self.final:
             raise CandidateFailure("NoResult", "the call's arguments depend on too many earlier results")
         if key not in self.pending and len(self.outcomes) + len(self.pending) >= self.max_calls:
@@ -118,7 +119,7 @@ class CallBook:
             self.outcomes[key] = failure or record or {"kind": "NoResult"}
 
     def unit(self, index: int) -> Any:
-        return self.lookup(f"unit:{index}", {"expr": self.units[index]})
+        return realise(self.lookup(f"unit:{index}", {"expr": self.units[index]}))
 
 
 class RemoteFunction:
@@ -134,10 +135,30 @@ class RemoteFunction:
             key = encode((self.__name__, args, kwargs))
         except PlainDataError as exc:
             raise CandidateFailure("Unsplittable", f"test argument is not plain data: {exc}") from None
-        return self._book.lookup(key, {"fn": self.__name__, "args": args_tree, "kwargs": kwargs_tree})
+        outcome = self._book.lookup(key, {"fn": self.__name__, "args": args_tree, "kwargs": kwargs_tree})
+        value = realise(outcome)
+        if "args_after" in outcome:
+            _update_in_place(args, outcome["args_after"])
+        return value
 
     def __repr__(self) -> str:
         return f"<candidate function {self.__name__}>"
+
+
+def _update_in_place(args: tuple[Any, ...], after: Any) -> None:
+    """Give the tests' own list/dict/set arguments the contents the candidate left in its copies."""
+    try:
+        changed = decode_tree(after)
+    except PlainDataError as exc:
+        raise CandidateFailure("NotPlainData", f"arguments after the call: {exc}") from None
+    if type(changed) is not tuple or len(changed) != len(args):
+        raise CandidateFailure("NotPlainData", "arguments after the call do not match the call")
+    for mine, theirs in zip(args, changed, strict=True):
+        if type(mine) is list and type(theirs) is list:
+            mine[:] = theirs
+        elif type(mine) in (dict, set) and type(theirs) is type(mine):
+            mine.clear()
+            mine.update(theirs)
 
 
 @dataclass

@@ -102,7 +102,10 @@ def encode_tree(value):
 
 def encode(value):
     """Canonical JSON text of `value`: equal texts mean equal data (used as a memo key for calls)."""
-    text = json.dumps(encode_tree(value), ensure_ascii=True, allow_nan=True, separators=(",", ":"))
+    try:
+        text = json.dumps(encode_tree(value), ensure_ascii=True, allow_nan=True, separators=(",", ":"))
+    except ValueError as exc:  # an int beyond the interpreter's digit limit for str()
+        raise PlainDataError(str(exc)[:200]) from exc
     if len(text) > MAX_CHARS:
         raise PlainDataError(f"value too large ({len(text)} characters encoded)")
     return text

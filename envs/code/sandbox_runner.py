@@ -7,7 +7,8 @@ before the candidate loads), `call_timeout_s` and `max_timeouts`. Nothing in it 
 arguments, never expected values or assert logic, so the candidate may read all of it.
 
 Output, one JSON object per line on a duplicate of fd 1 taken before the candidate loads (the candidate's own
-stdout/stderr go to /dev/null): `{"load": ...}`, then per call `{"i": k, "value": tree}` or
+stdout/stderr go to /dev/null): `{"load": ...}`, then per call `{"i": k, "value": tree}` (plus `"args_after"`
+when the call changed its arguments in place) or
 `{"i": k, "raised": name, "message": ..., "line": n}` or `{"i": k, "bad": why}` or `{"i": k, "timeout": true}`,
 then `{"done": true}`. None of it is trusted: the verifier reads these lines as the values the candidate claims
 its calls returned, which is exactly what a program that returned them would claim. A forged or garbled line can
@@ -81,17 +82,19 @@ def failure(exc):
 
 
 def call_of(spec, module, namespace):
-    """A zero-argument function making one requested call."""
+    """A zero-argument function making one requested call, and one telling how it changed its arguments."""
     if "expr" in spec:
         code = spec["compiled"]
-        return lambda: eval(code, namespace)
+        return (lambda: eval(code, namespace)), (lambda: {})
     args, kwargs = decode_tree(spec["args"]), decode_tree(spec["kwargs"])
+    before = encode(args)
     name = spec["fn"]
 
-    def call():
-        return vars(module)[name](*args, **kwargs)
+    def changes():
+        after = encode(args)
+        return {} if after == before else {"args_after": json.loads(after)}
 
-    return call
+    return (lambda: vars(module)[name](*args, **kwargs)), changes
 
 
 def run_calls(job, write):
@@ -116,14 +119,17 @@ def run_calls(job, write):
     for index, spec in enumerate(job["calls"]):
         if timeouts >= max_timeouts:
             break
-        outcome, value = timed(timeout_s, call_of(spec, module, namespace))
+        call, changes = call_of(spec, module, namespace)
+        outcome, value = timed(timeout_s, call)
         if outcome == "timeout":
             timeouts += 1
             write({"i": index, "timeout": True})
         elif outcome != "ok":
             write({"i": index, **failure(outcome)})
         else:
-            write({"i": index, **encoded(value, timeout_s)})
+            record = encoded(value, timeout_s)
+            mutated = timed(timeout_s, changes)  # a function may work in place: the tests see the new arguments
+            write({"i": index, **record, **(mutated[1] if mutated[0] == "ok" else {})})
 
 
 def encoded(value, timeout_s):
