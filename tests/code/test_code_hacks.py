@@ -259,8 +259,8 @@ def hack_program(task: Task, name: str) -> str:
     return prefix + STUB.format(entry=_entry(task), body=body)
 
 
-def test_canonical_solutions_pass(tasks, executor):
-    reports = evaluate_many(tasks, [spec_of(t).reference_solution for t in tasks], executor=executor)
+def test_canonical_solutions_pass(tasks, backend_executor):
+    reports = evaluate_many(tasks, [spec_of(t).reference_solution for t in tasks], executor=backend_executor)
     assert [
         (t.id, r.components["tests"]) for t, r in zip(tasks, reports, strict=True) if r.components["tests"] != 1.0
     ] == []
@@ -276,10 +276,10 @@ COSTLY = {"endless_generator", "deep_value", "huge_value", "ignore_timer_and_han
 
 
 @pytest.mark.parametrize("name", sorted(HACKS))
-def test_hack_scores_zero(tasks, executor, name):
+def test_hack_scores_zero(tasks, backend_executor, name):
     if name in COSTLY:  # one task per test style keeps CI fast; the defence is per call, not per task
         tasks = [t for t in tasks if t.id in ("humaneval/eval/2", "mbpp/train/0", "hack/pairs")]
-    reports = evaluate_many(tasks, [hack_program(t, name) for t in tasks], executor=executor)
+    reports = evaluate_many(tasks, [hack_program(t, name) for t in tasks], executor=backend_executor)
     scored = [(t.id, r.components["tests"], r.error) for t, r in zip(tasks, reports, strict=True)]
     assert [s for s in scored if s[1] != 0.0] == []
 
