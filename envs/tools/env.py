@@ -17,6 +17,16 @@ from .tasks import BFCLTasks, DepthTasks
 from .verifier import ToolEpisode, tool_messages, verify, wrong_answers
 
 _LEGACY_SPLITS = {"unseen": "unseen", "all": "all"}  # the old `split=` values that named a tool pool
+_NO_CALL_WINS = (
+    "BFCL scores any response without a call as correct here (relevance detection), so empty or junk text passes "
+    "by BFCL's own definition; the category is meant to be averaged with the call categories"
+)
+_RELEVANCE_EXCEPTIONS = {
+    "irrelevance": _NO_CALL_WINS,
+    "live_irrelevance": _NO_CALL_WINS,
+    "live_relevance": "BFCL scores any response with at least one call as correct here, so a response holding "
+    "the reference call among other candidates passes by BFCL's own definition",
+}
 
 
 class ToolEnv(Env):
@@ -96,6 +106,8 @@ class BFCLEnv(ToolEnv):
     ) -> None:
         super().__init__(**kwargs)
         self.source = BFCLTasks(split=split, category=category, limit=limit)
+        if category in _RELEVANCE_EXCEPTIONS:
+            self.check_exceptions = {"hacks": _RELEVANCE_EXCEPTIONS[category]}  # type: ignore[misc]
 
     def respond(self, action: str) -> StepResult:
         assert self.task is not None

@@ -122,9 +122,6 @@ class Toolset:
     def names(self) -> list[str]:
         return list(self.tools)
 
-    def subset(self, names: Iterable[str]) -> Toolset:
-        return Toolset([self.tools[n] for n in names if n in self.tools], self.world_factory)
-
     def schemas(self, names: Iterable[str] | None = None) -> list[dict[str, Any]]:
         chosen = self.tools if names is None else {n: self.tools[n] for n in names if n in self.tools}
         return [t.schema for t in chosen.values()]
