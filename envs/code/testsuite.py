@@ -9,11 +9,11 @@ is reached only through the calls the plan names. Two modes:
 
 * `values`: the candidate's functions are remote names. Every call `f(*args)` made by the tests sends `args` as
   plain data to the sandbox and gets the return value back as plain data; asserts and comparisons run here.
-  Used for every `check(candidate)` test (all 164 HumanEval problems) and for assert lists whose candidate
-  names are only ever called (the bundled MBPP sample: 10 of 10; generated CodeGen tasks: all).
+  Used for every `check(candidate)` test (all 164 HumanEval problems, 1,133 cases) and for assert lists
+  whose candidate names are only called on data (the bundled MBPP sample: 10 of 10; CodeGen tasks: all).
 * `units`: for assert lists that need objects only the candidate's process can build (a class the solution
-  defines, lambdas or setup-defined classes and functions in the arguments). Each outermost
-  call of a candidate name, arguments included, is an expression the sandbox evaluates after running the test
+  defines, lambdas or setup-defined classes and functions in the arguments). Each outermost call of a
+  candidate name, arguments included, is an expression the sandbox evaluates after running the test
   setup (loaded before the candidate); its value comes back as plain data and the rest of the assert runs here,
   so expected values still never enter the sandbox. An expression that uses names bound inside the assert
   itself (comprehension variables) cannot be lifted out alone: then the whole assert expression is the unit and
