@@ -2,25 +2,24 @@
 # Install everything the test suite needs (Python extras, sandbox system packages and image, the real
 # OpenAI-compatible server) and run the default test suite; this is what .ci/run calls.
 #
-# Each phase prints its wall time and the machine's load, and a summary table closes the run (also on failure),
-# so a CI log shows where the time went. Extra arguments go to pytest.
+# Each setup phase prints its wall time and the machine's load, and a table of them is printed before pytest
+# starts (or when a phase fails), so a CI log shows where the time went; pytest's own closing line stays the last
+# line and carries the tests' time, and --durations lists the slowest tests. Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PHASES=()
 T0=$SECONDS
 load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'; }
-summary() {
-  local status=$?
-  printf '\n[test.sh] phase timings (%s cores, load now %s):\n' "$(nproc)" "$(load)"
+timings() {
+  printf '[test.sh] setup timings (%s cores, load now %s):\n' "$(nproc)" "$(load)"
   local line
   for line in "${PHASES[@]}"; do printf '[test.sh]   %s\n' "$line"; done
   printf '[test.sh]   %-16s %5ds\n' total $((SECONDS - T0))
-  exit "$status"
 }
-trap summary EXIT
+trap 'status=$?; timings; exit $status' EXIT
 
-# phase NAME COMMAND...: run one step, record its wall time (and its failure, which stops the run).
+# phase NAME COMMAND...: run one setup step and record its wall time (a failure stops the run).
 phase() {
   local name=$1 start=$SECONDS status=0
   shift
@@ -33,8 +32,11 @@ phase() {
 phase install bash scripts/install.sh --all
 phase sandbox-setup bash scripts/setup_sandbox.sh
 phase server-setup bash scripts/setup_server.sh
+trap - EXIT
+timings
 
 # Container tests must run (not skip) wherever this script runs: setup_sandbox.sh installed podman above.
 export RLVR_REQUIRE_CONTAINER=1
-# pytest's exit 5 (nothing collected) is non-zero too, so an empty run fails like a failing one.
-phase pytest .venv/bin/python -m pytest -q --durations=15 "$@"
+printf '[test.sh] == pytest (load %s)\n' "$(load)"
+# pytest's exit status is the script's: 1 for failures, and 5 (nothing collected) is non-zero too.
+exec .venv/bin/python -m pytest -q --durations=15 "$@"
