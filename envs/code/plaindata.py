@@ -9,7 +9,8 @@ iterator/generator (materialised, decoded as a list iterator).
 Why this matters for the verdict: the decoder builds fresh builtin objects only, so nothing the candidate defined
 (an `__eq__` that is always true, an int subclass, a lazy proxy) can reach the trusted side; subclasses of the
 builtin containers are encoded as their base type (what the base type's own methods see), which is what `==`
-against a builtin compares anyway. Encoding and decoding are recursive walks bounded by `MAX_DEPTH` and
+against a builtin compares anyway. The decoder also refuses values made to be slow on the trusted side: set and
+dict keys with colliding hashes, and more than `MAX_BIG_NUMBERS` numbers big enough to be chosen to collide. Encoding and decoding are recursive walks bounded by `MAX_DEPTH` and
 `MAX_NODES`, and the text by `MAX_CHARS`: anything larger is refused (`PlainDataError`), never truncated.
 
 This module is stdlib-only and free of `from __future__` imports: `runner_source()` sends its text into the
@@ -22,6 +23,8 @@ MAX_DEPTH = 48
 MAX_NODES = 200_000
 MAX_CHARS = 2_000_000
 MAX_ITEMS = 100_000  # items taken from one iterator/generator
+MAX_BIG_NUMBERS = 1_000  # numbers >= 2**61 in magnitude per value (see `_Decoder.value`)
+HASH_MODULUS = 2**61 - 1
 
 
 class PlainDataError(ValueError):
@@ -119,18 +122,30 @@ def _hashable(value):
     return value
 
 
+def _hash_table_safe(items):
+    """Refuse element lists built to collide in a hash table (quadratic to insert on the trusted side)."""
+    if len(items) > 256 and 2 * len({hash(item) for item in items}) < len(items):
+        raise PlainDataError("set or dict keys with colliding hashes")
+    return items
+
+
 class _Decoder:
     def __init__(self):
         self.nodes = 0
+        self.big = 0
 
     def value(self, tree, depth):
         self.nodes += 1
         if self.nodes > MAX_NODES or depth > MAX_DEPTH:
             raise PlainDataError("value too large or too deeply nested")
         kind = type(tree)
-        if tree is None or kind in (bool, int, str):
+        if kind is int or kind is float:
+            if abs(tree) >= HASH_MODULUS:  # numbers hash modulo 2**61 - 1: only big ones can be made to collide
+                self.big += 1
+                if self.big > MAX_BIG_NUMBERS:
+                    raise PlainDataError(f"more than {MAX_BIG_NUMBERS} numbers of magnitude 2**61 or more")
             return tree
-        if kind is float:
+        if tree is None or kind in (bool, str):
             return tree
         if kind is list:
             return [self.value(item, depth + 1) for item in tree]
@@ -148,16 +163,17 @@ class _Decoder:
         if tag == "t":
             return tuple(self.items(body, depth))
         if tag == "s":
-            return {_hashable(item) for item in self.items(body, depth)}
+            return set(_hash_table_safe([_hashable(item) for item in self.items(body, depth)]))
         if tag == "f":
-            return frozenset(_hashable(item) for item in self.items(body, depth))
+            return frozenset(_hash_table_safe([_hashable(item) for item in self.items(body, depth)]))
         if tag == "g":
             return iter(self.items(body, depth))
         if tag == "d":
             pairs = self.items(body, depth)
             if not all(type(pair) is list and len(pair) == 2 for pair in pairs):
                 raise PlainDataError("malformed dict entry")
-            return {_hashable(key): value for key, value in pairs}
+            _hash_table_safe([_hashable(key) for key, _ in pairs])
+            return {key: value for key, value in pairs}
         if tag == "b" and type(body) is str:
             try:
                 return bytes.fromhex(body)

@@ -81,6 +81,31 @@ def test_non_data_and_oversized_values_are_refused(name):
         decode(encode(REFUSED[name]))
 
 
+def test_hash_collision_floods_are_refused_fast():
+    import time
+
+    colliding = ",".join(str(k * (2**61 - 1)) for k in range(1, 30_000))  # every one hashes to 0
+    pairs = ",".join(f"[{k * (2**61 - 1)},0]" for k in range(1, 30_000))
+    start = time.perf_counter()
+    for text in (f'{{"s":[{colliding}]}}', f'{{"d":[{pairs}]}}', f"[{colliding}]"):
+        with pytest.raises(PlainDataError):
+            decode(text)
+    assert time.perf_counter() - start < 1.0
+    assert decode(encode(set(range(10_000)))) == set(range(10_000))
+
+
+def test_colliding_keys_of_any_type_are_refused():
+    from rlvr_gym.envs.code.plaindata import _hash_table_safe
+
+    class Same:
+        def __hash__(self) -> int:
+            return 7
+
+    with pytest.raises(PlainDataError):
+        _hash_table_safe([Same() for _ in range(300)])
+    assert len(_hash_table_safe(list(range(300)))) == 300
+
+
 def test_nesting_limit():
     deep: list = []
     for _ in range(MAX_DEPTH + 5):
