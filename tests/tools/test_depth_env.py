@@ -455,3 +455,32 @@ def test_fuzzed_actions_never_raise_from_step():
             if terminated or truncated:
                 assert 0.0 <= info["verdict"].reward <= 1.0
                 break
+
+
+STEP_ADVERSARIAL = {
+    "newlines": "\n" * 1_000_000,
+    "backticks": "`" * 1_000_000,
+    "brackets": "[" * 500_000 + "]" * 500_000,
+    "braces": "{" * 1_000_000,
+    "repeated_tags": "<tool_call>" * 90_000,
+    "answer_words": "answer " * 140_000,
+    "answer_lines": "Answer: 1\n" * 100_000,
+    "answer_in_fences": "```\nAnswer: 1\n" * 70_000,
+    "many_calls": hermes("count_words", text="a " * 7_000) * 64,
+}
+
+
+@pytest.mark.parametrize("name", sorted(STEP_ADVERSARIAL))
+@pytest.mark.parametrize("env_id", ["rlvr/ToolDepth-v0", "rlvr/BFCL-v0"])
+def test_one_megabyte_adversarial_action_steps_under_100_ms(env_id, name):
+    import time
+
+    env = rlvr_gym.make(env_id)
+    best = float("inf")
+    for _ in range(3):  # best of 3: the machine may be busy
+        env.reset(options={"task_index": 0})
+        start = time.perf_counter()
+        result = env.step_result(STEP_ADVERSARIAL[name])
+        best = min(best, time.perf_counter() - start)
+        assert result.reward == 0.0
+    assert best < 0.1, f"{env_id} {name}: {best * 1000:.0f} ms"
