@@ -35,7 +35,8 @@ class CgroupSlots:
     """The per-slot cgroups of one sandbox instance."""
 
     def __init__(self, slots: int) -> None:
-        tag = f"rlvr-{os.getpid()}-{secrets.token_hex(3)}"
+        tag = self.tag = f"rlvr-{os.getpid()}-{secrets.token_hex(3)}"
+        self._parents: list[str] = []
         self.bases: dict[str, Path] = {}
         self.generation: dict[int, int] = {}
         for ctl in CONTROLLERS:
@@ -91,8 +92,27 @@ class CgroupSlots:
         self.generation[index] = self.generation.get(index, 0) + 1
         return False
 
+    def container_parent(self, slots: int) -> str:
+        """A ``cgroup_parent`` for the container backend's containers (their worker, template and init).
+
+        Containers otherwise share podman's one ``libpod_parent`` group; this one weighs like the local backend's
+        trusted processes (a worker and a template per slot), so both backends compete alike on a busy machine.
+        """
+        for stale in {p.name for p in ROOT.glob("*/rlvr-*-*-trusted")}:
+            if not _owner_alive(stale):
+                _rmdir_everywhere(stale, timeout=0.0)
+        name = self.tag + "-trusted"
+        path = ROOT / "cpu" / name
+        path.mkdir(exist_ok=True)
+        _write(path / "cpu.shares", str(2 * SHARES_PER_SLOT * max(1, slots)))
+        self._parents.append(name)
+        return "/" + name
+
     def close(self) -> None:
         """Remove the slot directories; a cgroup can only go once its processes are gone, so retry briefly."""
+        for name in self._parents:
+            _rmdir_everywhere(name)
+        self._parents = []
         for base in self.bases.values():
             for _ in range(100):
                 try:
@@ -111,6 +131,31 @@ class CgroupSlots:
 def _write(path: Path, value: str) -> None:
     with open(path, "w") as f:
         f.write(value)
+
+
+def _owner_alive(name: str) -> bool:
+    try:
+        return Path(f"/proc/{int(name.split('-')[1])}").exists()
+    except (IndexError, ValueError):
+        return True
+
+
+def _rmdir_everywhere(name: str, timeout: float = 3.0) -> None:
+    """Remove ``/<name>`` from every hierarchy; the engine removes its containers' groups inside asynchronously."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = [h / name for h in ROOT.iterdir() if (h / name).is_dir()]
+        for path in left:
+            try:
+                for child in path.iterdir():  # e.g. the engine's shared "conmon" group
+                    if child.is_dir():
+                        child.rmdir()
+                path.rmdir()
+            except OSError:
+                pass
+        if not any(p.is_dir() for p in left) or time.monotonic() >= deadline:
+            return
+        time.sleep(0.05)
 
 
 def remove_stale(parent: Path) -> None:

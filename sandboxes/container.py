@@ -26,6 +26,7 @@ import io
 import os
 import queue
 import secrets
+import signal
 import socket
 import struct
 import tarfile
@@ -114,7 +115,15 @@ class _ExecStream:
         (size,) = struct.unpack(">I", self._read(4))
         return framing.decode(self._read(size))
 
-    def close(self) -> None:
+    def close(self, timeout: float = 2.0) -> None:
+        """End the worker by EOF and wait for it to go, so the engine ends the exec session (and its conmon)."""
+        try:
+            self.sock.shutdown(socket.SHUT_WR)
+            self.sock.settimeout(timeout)
+            while self.sock.recv(65536):
+                pass
+        except OSError:
+            pass
         try:
             self.sock.close()
         except OSError:
@@ -134,6 +143,7 @@ class _Slot:
         persistent: bool,
         host_pidns: int,
         cgroup_binds: dict[str, str] | None,
+        cgroup_parent: str | None = None,
     ):
         import docker
 
@@ -162,6 +172,7 @@ class _Slot:
                 **{host: {"bind": inside, "mode": "rw"} for host, inside in (cgroup_binds or {}).items()},
             },
             cpu_shares=1024,
+            **({"cgroup_parent": cgroup_parent} if cgroup_parent else {}),
             user="0:0",
             hostname="sandbox",
             working_dir="/",
@@ -226,6 +237,33 @@ class _Slot:
         except Exception:
             pass
         self.client.close()
+        end_exec_monitors(self.container.id)
+
+
+def end_exec_monitors(container_id: str) -> int:
+    """Kill the engine's per-exec monitor processes (``conmon``) left behind for a removed container of ours.
+
+    Podman keeps the monitor of an attached exec session alive after its container is force-removed; without
+    this every recycled slot leaks two processes. Only processes whose command line names this container's id
+    are touched, and only on this machine (a remote engine's are not visible here). Returns how many.
+    """
+    needle = b"\0-c\0" + container_id.encode() + b"\0"
+    killed = 0
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/comm", "rb") as f:
+                if f.read().strip() != b"conmon":
+                    continue
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                if needle not in f.read():
+                    continue
+            os.kill(int(name), signal.SIGKILL)
+            killed += 1
+        except OSError:
+            pass
+    return killed
 
 
 class DockerSandbox(BaseSandbox):
@@ -264,6 +302,7 @@ class DockerSandbox(BaseSandbox):
         self._tag = f"rlvr-sbx-{os.getpid()}-{secrets.token_hex(3)}"
         self._uid_base = 300_000_000 + secrets.randbelow(1000) * jobcore.UID_ROTATION * 64
         self._cgroups = _local_cgroups(containers) if cgroups else None
+        self._cgroup_parent = self._cgroups.container_parent(containers) if self._cgroups else None
         self._host_pidns = os.stat("/proc/self/ns/pid").st_ino
         self._idle: queue.LifoQueue[tuple[int, _Slot | None]] = queue.LifoQueue()
         self._live: dict[int, _Slot] = {}
@@ -292,6 +331,7 @@ class DockerSandbox(BaseSandbox):
                     self.persistent,
                     self._host_pidns,
                     self._cgroups.slot(slot) if self._cgroups else None,
+                    self._cgroup_parent,
                 )
                 with self._lock:
                     self._live[slot] = box

@@ -223,3 +223,17 @@ def test_setuid_binary_gains_nothing(sandbox):
     """,
     )
     assert found["uid"] == found["me"]
+
+
+def test_no_capability_left_to_regain(sandbox):
+    """The worker's one-time CAP_SYS_ADMIN/CAP_SETPCAP are gone from the bounding set every job inherits."""
+    found = probe(
+        sandbox,
+        """
+        import json
+        status = dict(line.split(":", 1) for line in open("/proc/self/status"))
+        print(json.dumps({k: int(status[k], 16) for k in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")}))
+    """,
+    )
+    assert found["CapInh"] == found["CapPrm"] == found["CapEff"] == found["CapAmb"] == 0
+    assert not found["CapBnd"] & ((1 << 21) | (1 << 8))  # CAP_SYS_ADMIN, CAP_SETPCAP

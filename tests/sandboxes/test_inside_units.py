@@ -76,10 +76,10 @@ def test_wipe_is_iterative_and_follows_no_link(tmp_path):
     locked.chmod(0)
     try:
         assert cleanup.wipe_children(str(top)) is True
+        assert os.listdir(top) == []
+        assert (outside / "keep.txt").read_text() == "precious"
     finally:
         cleanup.wipe_children(str(tmp_path))  # pytest's own recursive cleanup would choke on a failure's leftovers
-    assert os.listdir(top) == []
-    assert (outside / "keep.txt").read_text() == "precious"
 
 
 def test_hash_seed_option_reaches_the_spec():
