@@ -44,9 +44,14 @@ if ! ls "$WHEELS"/xllamacpp-"$VERSION"-*.whl >/dev/null 2>&1; then
 fi
 
 rm -rf "$VENV.tmp"
-"$PYTHON" -m venv "$VENV.tmp"
-quiet_pip "$VENV.tmp/bin/python" -m pip install -q --no-index --no-deps --find-links "$WHEELS" "$REQ" \
-  || die "installing $REQ from $WHEELS failed"
+# The venv gets no pip of its own (ensurepip is most of the time on a loaded machine): the caller's pip installs
+# into it, or, where that pip is too old for --python (< 22.3), the venv's own after all.
+"$PYTHON" -m venv --without-pip "$VENV.tmp"
+INSTALL=(install -q --no-index --no-deps --find-links "$WHEELS" "$REQ")
+if ! quiet_pip "$PYTHON" -m pip --python "$VENV.tmp/bin/python" "${INSTALL[@]}" 2>/dev/null; then
+  "$VENV.tmp/bin/python" -m ensurepip -q >/dev/null 2>&1 || die "no pip for $VENV.tmp"
+  quiet_pip "$VENV.tmp/bin/python" -m pip "${INSTALL[@]}" || die "installing $REQ from $WHEELS failed"
+fi
 "$VENV.tmp/bin/python" -c "$CHECK" || die "xllamacpp does not import in $VENV.tmp"
 rm -rf "$VENV"
 mv "$VENV.tmp" "$VENV"
