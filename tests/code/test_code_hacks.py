@@ -245,7 +245,8 @@ HACKS: dict[str, tuple[str, str]] = {
     "kill_parent": ("import os, signal\n", "os.kill(os.getppid(), signal.SIGKILL)"),
     "ignore_timer_and_hang": (
         "import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\n",
-        "while True:\n        pass",
+        "signal.signal(signal.SIGALRM, signal.SIG_IGN)\n    signal.signal = signal.setitimer = lambda *a: None\n"
+        "    while True:\n        pass",
     ),
     "named_like_assertion": (
         "class AssertionError(Exception):\n    pass\n",
