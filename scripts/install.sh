@@ -13,7 +13,7 @@ if [ "${1:-}" = "--all" ]; then EXTRAS="hf,train,data,code,docker,alfworld,test"
 
 T0=$SECONDS
 step() { printf '[install] %4ds  %s\n' $((SECONDS - T0)) "$*"; }
-[ -x .venv/bin/python ] || { step "creating .venv"; "$PYTHON" -m venv .venv; }
+[ -x .venv/bin/python ] || { step "creating .venv"; "$PYTHON" -m venv --without-pip .venv; }
 LOG=.venv/install.log
 : >"$LOG"
 # quiet COMMAND...: run it with its output in the log; on failure show the log's tail (minus index noise).
@@ -27,6 +27,12 @@ quiet() {
 venv_pip() { quiet .venv/bin/python -m pip --disable-pip-version-check --no-input "$@"; }
 
 step "pip"
+# A current pip straight from the index through the caller's pip (ensurepip's bundled copy would be replaced at
+# once, and unpacking it takes a minute on a loaded machine); ensurepip only where the caller's pip is too old.
+if ! .venv/bin/python -m pip --version >/dev/null 2>&1; then
+  "$PYTHON" -m pip --disable-pip-version-check --python .venv/bin/python install -q --upgrade pip >>"$LOG" 2>&1 \
+    || quiet .venv/bin/python -m ensurepip
+fi
 venv_pip install -q --upgrade pip
 step "torch 2.13.0 (CPU build)"
 venv_pip install -q "torch==2.13.0"
