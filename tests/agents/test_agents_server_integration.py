@@ -20,18 +20,18 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def python() -> Path:
+    """The server venv's python, made by scripts/setup_server.sh when this machine has none yet (~10 s)."""
     try:
-        python = server_python()
+        return server_python()
     except FileNotFoundError:
-        out = subprocess.run(
-            ["bash", str(REPO / "scripts" / "setup_server.sh")],
-            check=True,
-            capture_output=True,
-            text=True,
-            timeout=3600,
-        )
-        python = Path(out.stdout.strip().splitlines()[-1])
+        setup = [str(REPO / "scripts" / "setup_server.sh")]
+        out = subprocess.run(["bash", *setup], check=True, capture_output=True, text=True, timeout=600)
+        return Path(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def server(python, tmp_path_factory):
     log = tmp_path_factory.mktemp("server") / "server.log"
     with LlamaCppServer(python=python, log_path=log) as srv:
         yield srv
@@ -86,8 +86,8 @@ async def test_completions_endpoint_returns_logprobs(server):
     assert all(lp <= 0.0 for lp in gen.logprobs)
 
 
-async def test_server_going_away_is_a_typed_error(tmp_path):
-    srv = LlamaCppServer(n_threads=1, log_path=tmp_path / "log").start()
+async def test_server_going_away_is_a_typed_error(python, tmp_path):
+    srv = LlamaCppServer(python=python, n_threads=1, log_path=tmp_path / "log").start()
     policy = OpenAIPolicy("smollm2", srv.base_url, max_retries=1, backoff_s=0.05, timeout_s=60)
     (ok,) = await policy.generate([GenerationRequest(prompt="Hi", sampling=SamplingParams(max_new_tokens=2))])
     assert ok.usage.completion_tokens >= 1
