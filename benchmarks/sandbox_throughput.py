@@ -88,27 +88,40 @@ def sandboxed(box):
     return run_one
 
 
-def measure(c: int, jobs: int, container: bool) -> dict:
-    """Every mode at concurrency ``c``; rates in jobs/s."""
-    baseline_jobs = max(20, jobs // 6)
-    res: dict = {"concurrency": c}
-    res["naive"], fails, res["naive_cpu_ms"] = throughput(naive([sys.executable]), baseline_jobs, c)
-    res["naive_isolated_python"], f, res["naive_isolated_python_cpu_ms"] = throughput(
-        naive(["/usr/bin/python3", "-I", "-S"]), baseline_jobs, c
-    )
-    fails += f
-    with create_sandbox("local", workers=c) as box:
-        res["local"], f, res["local_cpu_ms"] = throughput(sandboxed(box), jobs, c)
-    fails += f
-    res["container"] = None
-    if container:
-        try:
-            with create_sandbox("docker", containers=c) as box:
+def measure(c: int, jobs: int, container: bool, rounds: int = 3) -> dict:
+    """Every mode at concurrency ``c``; rates in jobs/s.
+
+    The modes take turns, ``rounds`` times, and each figure is the median over the rounds, so a load change on a
+    shared machine hits every mode alike.
+    """
+    import statistics
+    from contextlib import ExitStack
+
+    baseline_jobs = max(12, jobs // 8)
+    modes: dict[str, tuple] = {
+        "naive": (naive([sys.executable]), baseline_jobs),
+        "naive_isolated_python": (naive(["/usr/bin/python3", "-I", "-S"]), baseline_jobs),
+    }
+    res: dict = {"concurrency": c, "rounds": rounds, "container": None}
+    with ExitStack() as stack:
+        modes["local"] = (sandboxed(stack.enter_context(create_sandbox("local", workers=c))), jobs)
+        if container:
+            try:
                 # the engine (podman service, conmon) is outside our process tree: its CPU is not counted
-                res["container"], f, _ = throughput(sandboxed(box), jobs // 2, c)
-            fails += f
-        except SandboxUnavailable as exc:
-            res["container_skipped"] = str(exc)
+                box = stack.enter_context(create_sandbox("docker", containers=c))
+                modes["container"] = (sandboxed(box), jobs)
+            except SandboxUnavailable as exc:
+                res["container_skipped"] = str(exc)
+        samples: dict[str, list[tuple[float, float]]] = {name: [] for name in modes}
+        fails = 0
+        for _ in range(rounds):
+            for name, (run_one, n) in modes.items():
+                rate, failed, cpu_ms = throughput(run_one, n, c)
+                samples[name].append((rate, cpu_ms))
+                fails += failed
+    for name, values in samples.items():
+        res[name] = statistics.median(v[0] for v in values)
+        res[f"{name}_cpu_ms"] = statistics.median(v[1] for v in values)
     res["failures"] = fails
     res["local_vs_naive"] = res["local"] / res["naive"]
     res["local_vs_naive_cpu"] = res["naive_cpu_ms"] / res["local_cpu_ms"]

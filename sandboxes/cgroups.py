@@ -95,8 +95,9 @@ class CgroupSlots:
     def container_parent(self, slots: int) -> str:
         """A ``cgroup_parent`` for the container backend's containers (their worker, template and init).
 
-        Containers otherwise share podman's one ``libpod_parent`` group; this one weighs like the local backend's
-        trusted processes (a worker and a template per slot), so both backends compete alike on a busy machine.
+        Containers otherwise share podman's one ``libpod_parent`` group with every other container on the machine;
+        this one weighs one process per slot (like the jobs' base group), so on a busy machine the sandbox gets
+        neither less nor more CPU than the processes it replaces.
         """
         for stale in {p.name for p in ROOT.glob("*/rlvr-*-*-trusted")}:
             if not _owner_alive(stale):
@@ -104,7 +105,7 @@ class CgroupSlots:
         name = self.tag + "-trusted"
         path = ROOT / "cpu" / name
         path.mkdir(exist_ok=True)
-        _write(path / "cpu.shares", str(2 * SHARES_PER_SLOT * max(1, slots)))
+        _write(path / "cpu.shares", str(SHARES_PER_SLOT * max(1, slots)))
         self._parents.append(name)
         return "/" + name
 

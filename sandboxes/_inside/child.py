@@ -25,12 +25,25 @@ except ImportError:
 SPEC, STDIN, STDOUT, STDERR, STATUS = range(5)  # order of the descriptors the worker sends
 
 
-def run(fds: list[int], cgroup, streams) -> None:
-    """Never returns."""
+def enter_job(cgroup) -> BaseException | None:
+    """The part of the setup that needs no job data: own session, the slot's job cgroups (done ahead of time by
+    a pre-forked child, since a cgroup v1 move can wait for an RCU grace period). The error, if any."""
     try:
-        spec = json.loads(_read_all(fds[SPEC]))
         os.setsid()
         cgroup.join()
+    except BaseException as exc:  # reported once the job's status pipe has arrived
+        return exc
+    return None
+
+
+def run(fds: list[int], cgroup, streams, entered: BaseException | None | bool = False) -> None:
+    """Never returns. ``entered``: enter_job's outcome if it already ran in this process, else False."""
+    try:
+        if entered is False:
+            entered = enter_job(cgroup)
+        if entered is not None:
+            raise entered
+        spec = json.loads(_read_all(fds[SPEC]))
         for target, index in ((0, STDIN), (1, STDOUT), (2, STDERR)):
             os.dup2(fds[index], target)
         _close_all_but(fds[STATUS])

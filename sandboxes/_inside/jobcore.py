@@ -135,6 +135,8 @@ def run_job(spec: dict, ctx: Context) -> dict:
         outcome["reason"] = "output"
     collected = cleanup.collect_files(spec.get("collect") or [])
     wiped = cleanup.wipe_scratch()
+    if killed_all and wiped:
+        template.prefork()
     cpu = cg.cpu_seconds()
     result = {
         "exit_code": os.WEXITSTATUS(wstatus) if os.WIFEXITED(wstatus) else None,

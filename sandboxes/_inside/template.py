@@ -64,6 +64,10 @@ class Template:
             raise TemplateError(f"template refused the job: {reply[:200]!r}")
         return int(reply.split()[1])
 
+    def prefork(self) -> None:
+        """Let the template prepare the next job's process now (only once the slot's cgroups are empty)."""
+        self.sock.send(b"prefork")
+
     def wait(self, timeout: float) -> tuple[int, float]:
         """(wait status, CPU seconds of the main process) once the job's main process is reaped."""
         reply = self._recv(timeout)

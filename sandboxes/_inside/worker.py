@@ -36,7 +36,7 @@ def main() -> None:
         if os.path.isdir(scratch):
             os.chmod(scratch, 0o1777)
     ctx = jobcore.Context(uid_base, host_pidns, fast_code=options["fast_code"], seccomp=options["seccomp"])
-    ctx.template(None)  # started before any request arrives
+    ctx.template(None).prefork()  # started before any request arrives; the slot is clean
     framing.recv_frame(0)
     framing.send_frame(1, {"ready": True})
     while True:

@@ -61,9 +61,9 @@ def test_wipe_is_iterative_and_follows_no_link(tmp_path):
     top = tmp_path / "scratch"
     top.mkdir()
     fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
-    for _ in range(3000):  # deeper than Python's recursion limit and than PATH_MAX
-        os.mkdir("d", dir_fd=fd)
-        child = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+    for _ in range(1500):  # deeper than Python's recursion limit, and the path longer than PATH_MAX
+        os.mkdir("dd", dir_fd=fd)
+        child = os.open("dd", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
         os.close(fd)
         fd = child
     os.symlink(str(outside), "link", dir_fd=fd)
