@@ -87,6 +87,7 @@ class JobLines:
     load: dict[str, Any] | None = None
     calls: dict[int, dict[str, Any]] = field(default_factory=dict)
     done: bool = False
+    setup_error: str | None = None  # the test setup failed in the sandbox before the candidate loaded
 
 
 def read_lines(stdout: str, num_calls: int) -> JobLines:
@@ -106,6 +107,8 @@ def read_lines(stdout: str, num_calls: int) -> JobLines:
             lines.done = True
         elif "load" in record and lines.load is None:
             lines.load = record
+        elif "setup_error" in record and lines.setup_error is None and lines.load is None:
+            lines.setup_error = str(record["setup_error"])[:300]
         elif type(index) is int and 0 <= index < num_calls and index not in lines.calls:
             lines.calls[index] = record
     return lines

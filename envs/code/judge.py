@@ -280,6 +280,7 @@ def judge(plan: TestPlan, run_job: JobRunner, *, max_jobs: int = 4, max_calls: i
     book = CallBook(units=plan.units, max_calls=max_calls)
     jobs, status, finished = 0, "not run", True
     load: dict[str, Any] | None = None
+    setup_errors: list[str] = []
     while True:
         round_, errors = run_round(plan, book)
         if not book.pending:
@@ -299,9 +300,11 @@ def judge(plan: TestPlan, run_job: JobRunner, *, max_jobs: int = 4, max_calls: i
             return TestRun([], False, False, status, sandbox_error=sandbox_error, mode=plan.mode, jobs=jobs)
         load = lines.load if lines is not None and lines.load is not None else {"load": False, "raised": "NoResult"}
         finished = finished and lines is not None and lines.done
+        if lines is not None and lines.setup_error and not setup_errors:
+            setup_errors.append(f"test setup in the sandbox: {lines.setup_error}")
         loaded = load.get("load") is True
         book.settle(keys, lines, None if loaded else {"kind": "LoadError", "message": "the candidate did not load"})
-    return _test_run(plan, round_, errors, load, finished, status, jobs, len(book.outcomes))
+    return _test_run(plan, round_, errors + setup_errors, load, finished, status, jobs, len(book.outcomes))
 
 
 def _test_run(

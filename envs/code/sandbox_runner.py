@@ -104,7 +104,10 @@ def run_calls(job, write):
         if "expr" in spec:
             spec["compiled"] = compile(spec["expr"], "<test>", "eval", dont_inherit=True)
     if job.get("setup"):
-        exec(compile(job["setup"], "<test setup>", "exec", dont_inherit=True), tests)
+        try:
+            exec(compile(job["setup"], "<test setup>", "exec", dont_inherit=True), tests)
+        except Exception as exc:  # the task's own code failed (the candidate has not run yet)
+            write({"setup_error": type(exc).__name__ + ": " + _text(exc)})
     module = types.ModuleType("solution")
     module.__file__ = CANDIDATE_FILE
     sys.modules["solution"] = module

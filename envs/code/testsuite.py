@@ -13,9 +13,9 @@ is reached only through the calls the plan names. Two modes:
   whose candidate names are only called on data (the bundled MBPP sample: 10 of 10; CodeGen tasks: all).
 * `units`: for assert lists that need objects only the candidate's process can build (a class the solution
   defines, lambdas or setup-defined classes and functions in the arguments). Each outermost call of a
-  candidate name, arguments included, is an expression the sandbox evaluates after running the test
-  setup (loaded before the candidate); its value comes back as plain data and the rest of the assert runs here,
-  so expected values still never enter the sandbox. An expression that uses names bound inside the assert
+  candidate name, arguments included, is an expression the sandbox evaluates after running the setup
+  statements it needs (loaded before the candidate); its value comes back as plain data and the rest of the
+  assert runs here, so expected values (in asserts, or in setup no unit needs) never enter the sandbox. An expression that uses names bound inside the assert
   itself (comprehension variables) cannot be lifted out alone: then the whole assert expression is the unit and
   the sandbox computes its truth value (a `weak` case, counted in `TestPlan.weak_cases`; none in bundled data).
 
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 import sys
 from dataclasses import dataclass
 from typing import Literal
@@ -203,7 +204,7 @@ def _assert_plan(spec: CodeSpec) -> TestPlan:
     lifted = []
     for stmt in asserts:
         before = len(units)
-        new = _UnitLifter(remote, units).visit(stmt)
+        new = _UnitLifter(remote, units).visit(copy.deepcopy(stmt))
         local = _bound_names(stmt)
         if any(_loaded_names(ast.parse(u, mode="eval")) & local for u in units[before:]):
             del units[before:]
@@ -216,10 +217,24 @@ def _assert_plan(spec: CodeSpec) -> TestPlan:
         _unparse(body),
         labeller.cases,
         modules=modules,
-        setup=spec.test_setup,
+        setup=_setup_for(units, _parse(spec.test_setup, "test_setup")),  # the labeller instrumented `setup`
         units=tuple(units),
         weak_cases=weak,
     )
+
+
+def _setup_for(units: list[str], setup: ast.Module) -> str:
+    """The setup statements the units need (transitively), imports included, in their order.
+
+    Anything else in the setup (an `expected = [...]` the asserts compare with) stays out of the sandbox.
+    """
+    needed = set().union(*(_loaded_names(ast.parse(unit, mode="eval")) for unit in units))
+    keep: list[ast.stmt] = []
+    for stmt in reversed(setup.body):
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)) or _bound_names(stmt) & needed:
+            keep.append(stmt)
+            needed |= _loaded_names(stmt)
+    return _unparse(list(reversed(keep)))
 
 
 def _lift_whole_asserts(stmt: ast.stmt, units: list[str]) -> ast.stmt:

@@ -195,7 +195,7 @@ def test_setup_objects_use_units_mode_and_expected_values_stay_outside(executor)
     assert evaluate_code(task, "def height(node):\n    return 3\n", executor=executor).components["tests"] == 0.5
 
 
-def test_units_using_assert_locals_fall_back_to_weak_cases():
+def test_units_using_assert_locals_fall_back_to_weak_cases(executor):
     spec = CodeSpec(
         entry_point="height",
         test_setup=NODE_SETUP,
@@ -203,6 +203,21 @@ def test_units_using_assert_locals_fall_back_to_weak_cases():
     )
     plan = build_plan(spec)
     assert plan.mode == "units" and plan.weak_cases == 1
+    assert plan.units == ("all((height(n) >= 1 for n in [root, root.left]))", "height(root)")
+    task = Task(id="judge/test/1", prompt="", ground_truth=spec.model_dump())
+    assert evaluate_code(task, HEIGHT, executor=executor).components["tests"] == 1.0
+
+
+def test_units_get_only_the_setup_they_need():
+    spec = CodeSpec(
+        entry_point="height",
+        test_setup=NODE_SETUP + "\nimport math\nexpected = 3\nunused = Node(9)",
+        asserts=["assert height(root) == expected"],
+        reference_solution=HEIGHT,
+    )
+    plan = build_plan(spec)
+    assert "class Node" in plan.setup and "root = Node(1" in plan.setup and "import math" in plan.setup
+    assert "expected" not in plan.setup and "unused" not in plan.setup
 
 
 def test_mutants_are_deterministic_and_differ_from_the_reference():
@@ -230,3 +245,16 @@ def test_job_input_json_is_what_the_sandbox_gets():
 
     text = job_input(assemble("", "x = 1"), [{"fn": "f", "args": {"t": [1]}, "kwargs": {"d": []}}], "", 2.0, 1)
     assert json.loads(text)["calls"][0]["args"] == {"t": [1]}
+
+
+def test_a_broken_test_setup_is_reported_as_the_tasks_error(executor):
+    spec = CodeSpec(
+        entry_point="height",
+        test_setup=NODE_SETUP + "\nroot = root.missing_helper()",
+        asserts=["assert height(root) == 3"],
+        reference_solution=HEIGHT,
+    )
+    task = Task(id="judge/test/2", prompt="", ground_truth=spec.model_dump())
+    run = evaluate_code(task, HEIGHT, executor=executor).test_run
+    assert run.loaded
+    assert any("test setup in the sandbox: AttributeError" in e for e in run.setup_errors)
