@@ -3,8 +3,9 @@
 Flagged: dynamic code execution (eval, exec, compile, __import__), shell and process launching (os.system,
 os.popen, os.exec*/spawn*, subprocess with shell=True, plus any subprocess call as a milder finding),
 deserialisation of untrusted data (pickle/marshal/shelve loads, yaml.load without a safe loader), and interpreter
-introspection that could tamper with the test harness (gc, inspect, ctypes, sys._getframe). The rule names
-mirror bandit's ids where one exists.
+introspection (gc, inspect, ctypes, sys._getframe). Since the tests run outside the candidate's process
+(`judge.py`), these cannot change a verdict; they stay findings because solution code has no business with them.
+The rule names mirror bandit's ids where one exists.
 """
 
 from __future__ import annotations
