@@ -92,8 +92,16 @@ class CodeEnv(Env):
                 valid_action=False,
                 info={"action_kind": "run", "runs_used": self.runs_used},
             )
-        self.runs_used += 1
         program = assemble(spec_of(self.task).preamble, parsed.code)
+        try:
+            program.source.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return StepResult(
+                observation=feedback(f"The code cannot be run: it is not valid Unicode text ({exc.reason})."),
+                valid_action=False,
+                info={"action_kind": "run", "runs_used": self.runs_used},
+            )
+        self.runs_used += 1
         result = self.executor.run_snippet(program)
         status = str(getattr(result.status, "value", result.status))
         text = (

@@ -76,6 +76,17 @@ def test_garbage_actions_are_invalid_steps(codegen, garbage):
     assert "No code found" in obs[0]["content"]
 
 
+def test_hostile_text_never_crashes(codegen):
+    for action in ("<run>print('\ud800')</run>", "<submit>def f():\n    return '\ud800'\n</submit>", "\x00" * 1000):
+        codegen.reset(options={"task_index": 3})
+        result = codegen.step_result(action)
+        assert result.reward == 0.0
+        if result.verdict is not None:
+            assert not result.verdict.valid and not result.verdict.passed
+    codegen.reset(options={"task_index": 3})
+    assert "not valid Unicode" in codegen.step_result("<run>print('\ud800')</run>").observation[0].content
+
+
 def test_unparseable_submission_ends_with_zero(codegen):
     codegen.reset(options={"task_index": 2})
     *_, terminated, _, info = codegen.step("<submit>I think the answer is: def f(:</submit>")
