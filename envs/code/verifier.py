@@ -253,7 +253,7 @@ def first_submission(trajectory: Sequence[str], max_turns: int | None = None) ->
 
 
 def verify(
-    task: Task,
+    task: Task | dict,
     trajectory: Sequence[str],
     *,
     rubric: Rubric | None = None,
@@ -261,6 +261,7 @@ def verify(
     max_turns: int | None = None,
 ) -> Verdict:
     """The family's verifier: the first submission within `max_turns` actions decides; none is invalid."""
+    task = task if isinstance(task, Task) else Task.model_validate(task)
     parsed = first_submission(trajectory, max_turns)
     if parsed is None:
         return Verdict.invalid("no code was submitted")

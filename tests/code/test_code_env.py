@@ -6,6 +6,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import rlvr_gym
+from rlvr_gym.envs.code import verifier
 from rlvr_gym.envs.code.actions import format_run, format_submission
 from rlvr_gym.envs.code.env import CodeGenEnv, HumanEvalEnv, MBPPEnv
 
@@ -130,6 +131,7 @@ def test_offline_verify_matches_the_env(executor):
     online = [env.step(a) for a in actions][-1][4]["verdict"]
     offline = env.verify(env.task.model_dump(), actions)
     assert online == offline and offline.passed
+    assert verifier.verify(env.task.model_dump(mode="json"), actions) == offline  # no env needed, JSON task
     assert env.verify(env.task, ["<run>print(1)</run>"]).reward == 0.0
 
 
