@@ -7,8 +7,8 @@ a question, and only if no earlier index of the split used the same question, so
 makes item i depend on items 0..i-1: they are built once per process and shared by every source with the same
 config, so a task is still a pure function of (config, split, seed, index) in any process. Dedup covers the first
 `DEDUP_WINDOW` indices (building them costs about 2 s once); later indices are independent split-filtered draws.
-A configuration whose question space is smaller than the split (difficulty-1 arithmetic has 100 questions)
-cycles through its unique questions and says so by setting `allows_duplicates` on that instance.
+A configuration whose question space is small (`SMALL_SPACES`: difficulty-1 arithmetic has 100 questions) declares
+`allows_duplicates` up front; once its split is used up it cycles through its unique questions.
 """
 
 from __future__ import annotations
@@ -33,6 +33,27 @@ from .verifier import format_number
 KindName = Literal["arithmetic", "fractions", "linear", "modular", "combinatorics", "radicals"]
 INSTRUCTION = "Put your final answer in \\boxed{}."
 LOWEST = " Give the answer as a fraction in lowest terms, or as an integer."
+# Distinct questions of the kinds whose space is small (measured over 20,000 draws; the test re-measures them).
+# Any other (kind, difficulty) has well over 1,000 questions.
+SMALL_SPACES = {
+    ("arithmetic", 1): 100,
+    ("fractions", 1): 204,
+    ("linear", 1): 420,
+    ("modular", 1): 819,
+    ("modular", 4): 1001,
+    ("combinatorics", 1): 64,
+    ("combinatorics", 2): 37,
+    ("combinatorics", 3): 40,
+    ("combinatorics", 4): 29,
+    ("combinatorics", 5): 157,
+    ("radicals", 1): 29,
+    ("radicals", 2): 80,
+    ("radicals", 3): 110,
+    ("radicals", 4): 252,
+    ("radicals", 5): 96,
+}
+LARGE_SPACE = 10_000
+DUPLICATES_BELOW = 5_000  # a mix with fewer questions than this declares that its splits may repeat questions
 DEDUP_WINDOW = 100_000  # indices below this never repeat a question within a split
 EXHAUSTED_AFTER = 1000  # draws in a row without a new question: the question space is used up
 
@@ -196,7 +217,11 @@ def modular(rng: random.Random, difficulty: int) -> Problem:
 
 
 NAMES = ["Ana", "Ben", "Chloe", "Dev", "Emma", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kofi", "Lena"]
-_WORDS = ["LEVEL", "BANANA", "PEPPER", "COOKIE", "LETTER", "BALLOON", "MISSISSIPPI", "COFFEE", "ELEVEN", "TOMATO"]
+_WORDS = (
+    "LEVEL BANANA PEPPER COOKIE LETTER BALLOON MISSISSIPPI COFFEE ELEVEN TOMATO APPLE PUZZLE TATTOO COMMITTEE "
+    "ADDRESS SUCCESS BOOKKEEPER PARALLEL REFERENCE GAZEBO RABBIT CANNON PAPAYA MAMMAL KAYAK ASSESS NONSENSE GIGGLE "
+    "DOODLE"
+).split()
 _NAME = re.compile(r"\b(?:" + "|".join(NAMES) + r")\b")
 
 
@@ -217,9 +242,10 @@ def combinatorics(rng: random.Random, difficulty: int) -> Problem:
         )
         return Problem(question, Fraction(shirts * pants), "integer")
     if difficulty == 2:
-        books = rng.randint(3, 7)
-        question = f"In how many different orders can {name} arrange {books} different books on a shelf?"
-        return Problem(question, Fraction(math.factorial(books)), "integer")
+        books = rng.randint(3, 12)
+        shelf = rng.randint(2, min(books, 5))
+        question = f"In how many different orders can {name} put {shelf} of {books} different books on a shelf?"
+        return Problem(question, Fraction(math.perm(books, shelf)), "integer")
     if difficulty == 3:
         n, k = rng.randint(6, 15), rng.randint(2, 4)
         if rng.random() < 0.5:
@@ -262,7 +288,7 @@ def radicals(rng: random.Random, difficulty: int) -> Problem:
         k = rng.randint(2, 30)
         return Problem(f"What is \\sqrt{{{k * k}}}?", Fraction(k), "integer")
     if difficulty == 2:
-        k, m = rng.randint(2, 6), _square_free(rng, 7)
+        k, m = rng.randint(2, 9), _square_free(rng, 15)
         return Problem(f"Simplify \\sqrt{{{k * k * m}}}.{ask}", Fraction(k), form, m)
     if difficulty == 3:
         k, m = rng.randint(2, 12), _square_free(rng, 15)
@@ -372,7 +398,8 @@ class MathTasks(TaskSource):
         key = (self.config.model_dump_json(), split, seed)
         with _PREFIXES_LOCK:
             self._prefix = _PREFIXES.setdefault(key, _Prefix())
-        self.allows_duplicates = self._prefix.exhausted
+        space = sum(SMALL_SPACES.get((name, self.config.difficulty), LARGE_SPACE) for name in names)
+        self.allows_duplicates = space < DUPLICATES_BELOW or self._prefix.exhausted
 
     def __len__(self) -> int:
         if self.config.size is None:
@@ -403,7 +430,7 @@ class MathTasks(TaskSource):
                 break
             else:
                 raise RuntimeError(f"math: no {self.split} question for index {position}")
-        self.allows_duplicates = prefix.exhausted
+        self.allows_duplicates = self.allows_duplicates or prefix.exhausted
 
     def problem(self, index: int) -> tuple[str, Problem]:
         """Item `index`: deduplicated below `DEDUP_WINDOW` (or when the space is used up), else a fresh draw."""

@@ -4,8 +4,8 @@ Rule (see `extract` for the details): the answer is the last `\\boxed{}` the fin
 reasoning blocks, code and quoted examples; committed boxes that disagree make the response invalid.
 
 Numeric golds (every generated task, most dataset rows) are compared exactly: the answer must be a number in one
-of the notations listed in `notation` whose value equals the gold (`25%` also matches a gold of 25, the number
-the percent sign is attached to). Expressions are not notations: `3/4 + 1/8` does not answer "what is 3/4 + 1/8".
+of the notations listed in `notation` whose value equals the gold (`25%` is 1/4; it also matches a gold of 25
+when the question asks for a percentage, as GSM8K's do). Expressions are not notations: `3/4 + 1/8` does not answer "what is 3/4 + 1/8".
 Symbolic dataset golds (intervals, sets, expressions) go to math-verify (`symbolic`).
 
 Components (a `Rubric`): `value` (the value is right, metric), `form` (the task's constraints hold: `integer`,
@@ -69,10 +69,11 @@ def _agree(a: str, b: str) -> bool:
     return _spelling(a) == _spelling(b)
 
 
-def value_matches(answer: Reading, gold: Reading) -> bool:
+def value_matches(answer: Reading, gold: Reading, percent_question: bool = False) -> bool:
+    """Exact value equality; `25%` also answers a gold of 25 when the question asks for a percentage."""
     if same_value(answer.value(), gold.value()):
         return True
-    return answer.percent and not gold.percent and same_value(answer.scaled(Fraction(1)), gold)
+    return percent_question and answer.percent and not gold.percent and same_value(answer.scaled(Fraction(1)), gold)
 
 
 def form_holds(answer: Reading, form: str | None, unit: str | None) -> bool:
@@ -100,7 +101,9 @@ def _judge(answer: str, task: Task) -> tuple[bool, bool]:
         reading = _reading(answer)
         if reading is None:
             return False, False
-        return value_matches(reading, gold), form_holds(
+        question = str(task.metadata.get("question") or task.prompt).lower()
+        asks_percent = "percent" in question or "%" in question
+        return value_matches(reading, gold, asks_percent), form_holds(
             reading, task.metadata.get("answer_form"), task.metadata.get("unit")
         )
     right = _spelling(answer) == _spelling(gold_text) or (

@@ -49,7 +49,6 @@ PASS = [
     ("\\boxed{½}", "1/2"),
     ("\\boxed{−3}", "-3"),
     ("\\boxed{1,000}", "1000"),
-    ("\\boxed{25\\%}", "25"),
     ("\\boxed{25\\%}", "1/4"),
     ("\\boxed{x = 4}", "4"),
     ("\\boxed{\\frac{\\sqrt{3}}{2}}", "\\frac{\\sqrt{3}}{2}"),
@@ -152,6 +151,11 @@ def test_units() -> None:
     wrong_unit = judge("\\boxed{350 \\text{ m}}", "350", unit="cm")
     assert wrong_unit.components["value"] == 1.0 and wrong_unit.components["form"] == 0.0 and not wrong_unit.passed
     assert judge("\\boxed{18 dollars}", "18").passed  # no unit asked: a unit word is harmless
+
+
+def test_percent_sign_on_the_gold_number_only_for_percent_questions() -> None:
+    assert verify(task("25", "What percent of the class passed?"), ["\\boxed{25\\%}"]).passed
+    assert not verify(task("25", "What is 20 + 5?"), ["\\boxed{25\\%}"]).passed
 
 
 def test_format_weight() -> None:
