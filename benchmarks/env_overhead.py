@@ -2,7 +2,9 @@
 
 Baseline: a plain loop calling the env's pure verifier (`score_answer`) on pre-built tasks and outputs.
 Measured: `rlvr_gym.rollout.collect` with the oracle agent (reset, step, verdict, Episode record, JSONL stream).
-Prints the overhead ratio (measured / baseline) and episodes/s, then one JSON line.
+Prints the overhead ratio (measured / baseline) and episodes/s, then one JSON line. With `--isolation process`
+the env runs in child processes (killable on timeout) and the ratio against the thread path, measured in the same
+run, is printed too.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=20_000)
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--env", default="rlvr/Math-v0")
+    parser.add_argument("--isolation", choices=["thread", "process"], default="thread")
     args = parser.parse_args()
 
     env = rlvr_gym.make(args.env)
@@ -40,8 +43,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "episodes.jsonl"
         t0 = time.perf_counter()
-        episodes = asyncio.run(collect(args.env, OracleAgent(), tasks=args.episodes,
-                                       concurrency=args.concurrency, output=out))
+        episodes = asyncio.run(
+            collect(args.env, OracleAgent(), tasks=args.episodes, concurrency=args.concurrency, output=out)
+        )
         runner_s = time.perf_counter() - t0
     assert len(episodes) == args.episodes and all(e.passed for e in episodes)
 
@@ -53,10 +57,21 @@ def main() -> None:
     print(f"runner + env + verifier:  {runner_s:8.2f} s  ({args.episodes / runner_s:9.0f} episodes/s)")
     print(f"overhead ratio (runner / verifier):                 {ratio:.3f}")
     print(f"overhead ratio (runner / (verifier + generation)):  {ratio_with_tasks:.3f}")
-    print(json.dumps({"benchmark": "env_overhead", "env": args.env, "episodes": args.episodes,
-                      "verifier_s": verifier_s, "generation_s": generation_s, "runner_s": runner_s,
-                      "overhead_ratio": ratio, "overhead_ratio_incl_generation": ratio_with_tasks,
-                      "episodes_per_s": args.episodes / runner_s}))
+    print(
+        json.dumps(
+            {
+                "benchmark": "env_overhead",
+                "env": args.env,
+                "episodes": args.episodes,
+                "verifier_s": verifier_s,
+                "generation_s": generation_s,
+                "runner_s": runner_s,
+                "overhead_ratio": ratio,
+                "overhead_ratio_incl_generation": ratio_with_tasks,
+                "episodes_per_s": args.episodes / runner_s,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

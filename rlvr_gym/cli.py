@@ -39,8 +39,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     errors = load_plugins()
     if args.json:
         rows = [
-            {"id": e.id, "family": e.family, "description": e.description, "entry_point": e.entry_point}
-            for e in envs
+            {"id": e.id, "family": e.family, "description": e.description, "entry_point": e.entry_point} for e in envs
         ]
         print(json.dumps({"envs": rows, "plugin_errors": errors}, indent=2))
         return 0
@@ -198,8 +197,19 @@ def print_summary(title: str, summary: dict[str, Any]) -> None:
     table = Table(title=title)
     table.add_column("metric")
     table.add_column("value", justify="right")
-    for key in ("episodes", "rewarded", "groups", "mean_reward", "std_reward", "pass_rate", "pass_at_group",
-                "mean_turns", "invalid_action_rate", "invalid_rate", "error_count"):
+    for key in (
+        "episodes",
+        "rewarded",
+        "groups",
+        "mean_reward",
+        "std_reward",
+        "pass_rate",
+        "pass_at_group",
+        "mean_turns",
+        "invalid_action_rate",
+        "invalid_rate",
+        "error_count",
+    ):
         if key in summary:
             value = summary[key]
             table.add_row(key, f"{value:.4f}" if isinstance(value, float) else str(value))
@@ -214,8 +224,9 @@ def print_summary(title: str, summary: dict[str, Any]) -> None:
         for column in (key, "episodes", "mean_reward", "pass_rate", "errors"):
             by_table.add_column(column)
         for value, s in buckets.items():
-            by_table.add_row(value, str(s["episodes"]), f"{s['mean_reward']:.4f}", f"{s['pass_rate']:.4f}",
-                             str(s["error_count"]))
+            by_table.add_row(
+                value, str(s["episodes"]), f"{s['mean_reward']:.4f}", f"{s['pass_rate']:.4f}", str(s["error_count"])
+            )
         out.print(by_table)
 
 
@@ -230,15 +241,21 @@ def cmd_eval(args: argparse.Namespace) -> int:
         _, summary = run_eval(config, show_progress=not args.no_progress)
     except EvalInterrupted as stop:
         print_summary(f"{config.env} with {config.agent.spec} (interrupted)", stop.summary)
-        console.print(f"[yellow]interrupted[/]: {stop.summary['episodes']} episode(s) written to "
-                      f"{stop.summary['episodes_path']}\nresume with: {resume_command(args.argv)}", soft_wrap=True)
+        console.print(
+            f"[yellow]interrupted[/]: {stop.summary['episodes']} episode(s) written to "
+            f"{stop.summary['episodes_path']}\nresume with: {resume_command(args.argv)}",
+            soft_wrap=True,
+        )
         return 130
     print_summary(f"{config.env} with {config.agent.spec}", summary)
     console.print(f"episodes: {summary['episodes_path']}\nsummary:  {summary['summary_path']}")
     if summary["error_count"] > config.max_errors:
         kinds = ", ".join(f"{k}: {v}" for k, v in summary["errors"].items())
-        console.print(f"[red]{summary['error_count']} infrastructure error(s) ({kinds}) exceed --max-errors "
-                      f"{config.max_errors}[/]; retry them with: {resume_command(args.argv)}", soft_wrap=True)
+        console.print(
+            f"[red]{summary['error_count']} infrastructure error(s) ({kinds}) exceed --max-errors "
+            f"{config.max_errors}[/]; retry them with: {resume_command(args.argv)}",
+            soft_wrap=True,
+        )
         return 1
     if config.min_pass_rate is not None and summary["pass_rate"] < config.min_pass_rate:
         console.print(f"[red]pass rate {summary['pass_rate']:.3f} below {config.min_pass_rate}[/]")
@@ -265,8 +282,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     summary["summary_path"] = str(summary_path)
     for p in summary["problems"][:50]:
         console.print(f"[yellow]line {p['line']}[/] {p['kind']}: {p['message']}", markup=True, highlight=False)
-    brief = {k: summary[k] for k in ("rows", "rewarded", "mean_reward", "pass_rate", "outcomes", "error_count",
-                                     "output", "summary_path")}
+    brief = {
+        k: summary[k]
+        for k in ("rows", "rewarded", "mean_reward", "pass_rate", "outcomes", "error_count", "output", "summary_path")
+    }
     print(json.dumps(brief))
     return 0 if summary["error_count"] == 0 else 1
 
@@ -296,8 +315,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     options = {"task_index": args.task_index} if args.task_index is not None else None
     obs, info = env.reset(seed=args.seed, options=options)
     out = Console()
-    out.print(f"[bold]{args.env}[/] task {info['task_id']} (max {env.max_turns} turns). "
-              "Type your action; '\\n' inserts a newline; Ctrl-D or Ctrl-C quits.")
+    out.print(
+        f"[bold]{args.env}[/] task {info['task_id']} (max {env.max_turns} turns). "
+        "Type your action; '\\n' inserts a newline; Ctrl-D or Ctrl-C quits."
+    )
     try:
         while True:
             _show(out, obs)
@@ -312,8 +333,10 @@ def cmd_play(args: argparse.Namespace) -> int:
             if terminated or truncated:
                 _show(out, obs)
                 verdict = info["verdict"]
-                out.print(f"[bold]done[/]: reward {verdict.reward:.3f}, passed {verdict.passed}, "
-                          f"components {verdict.components}")
+                out.print(
+                    f"[bold]done[/]: reward {verdict.reward:.3f}, passed {verdict.passed}, "
+                    f"components {verdict.components}"
+                )
                 if verdict.feedback:
                     out.print(verdict.feedback, markup=False)
                 return 0
@@ -335,22 +358,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(fn=cmd_list)
 
-    p = sub.add_parser("eval", help="evaluate an agent on an env",
-                       description="Run an agent on an env's tasks; episodes stream to JSONL beside a run manifest "
-                                   "and summary.json. Exit 1 when infrastructure errors exceed --max-errors, "
-                                   "130 on Ctrl-C (resume with --resume).")
+    p = sub.add_parser(
+        "eval",
+        help="evaluate an agent on an env",
+        description="Run an agent on an env's tasks; episodes stream to JSONL beside a run manifest "
+        "and summary.json. Exit 1 when infrastructure errors exceed --max-errors, "
+        "130 on Ctrl-C (resume with --resume).",
+    )
     p.add_argument("env", nargs="?")
     p.add_argument("--config", help="YAML EvalConfig (flags override it)")
-    p.add_argument("--agent", help="agent spec: smollm2 (default), oracle, constant:<text>, hf:<path>, "
-                                   "openai:<model>@<base_url>, vllm:<path>, replay:<file>")
+    p.add_argument(
+        "--agent",
+        help="agent spec: smollm2 (default), oracle, constant:<text>, hf:<path>, "
+        "openai:<model>@<base_url>, vllm:<path>, replay:<file>",
+    )
     p.add_argument("-n", "--num-tasks", type=int)
     p.add_argument("--task-offset", type=int)
     p.add_argument("-g", "--group-size", type=int)
     p.add_argument("-c", "--concurrency", type=int, help="episodes (and model requests) in flight")
     p.add_argument("--seed", type=int)
     p.add_argument("-o", "--output", help="episodes JSONL (summary.json and the manifest go beside it)")
-    p.add_argument("--resume", action="store_true",
-                   help="continue a partial episodes file: re-run missing, corrupted and errored episodes")
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue a partial episodes file: re-run missing, corrupted and errored episodes",
+    )
     p.add_argument("--keep-errors", action="store_true", help="with --resume: keep errored episodes as they are")
     p.add_argument("--force", action="store_true", help="with --resume: append even if the run manifest differs")
     p.add_argument("--temperature", type=float)
@@ -359,9 +391,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--step-timeout", type=float, help="seconds per env step (default: the env's own)")
     p.add_argument("--episode-timeout", type=float, help="seconds per episode (default: the env's own)")
     p.add_argument("--reset-timeout", type=float, help="seconds per env reset (default: the env's own)")
-    p.add_argument("--isolation", choices=["thread", "process", "auto"],
-                   help="run env calls in threads (fast), child processes (a hung call is killed), or auto "
-                        "(processes after the first timeout); default: what the env declares, else thread")
+    p.add_argument(
+        "--isolation",
+        choices=["thread", "process", "auto"],
+        help="run env calls in threads (fast), child processes (a hung call is killed), or auto "
+        "(processes after the first timeout); default: what the env declares, else thread",
+    )
     p.add_argument("--group-by", action="append", help="task metadata key to break results down by")
     p.add_argument("--env-arg", action="append", metavar="KEY=VALUE", help="env constructor argument")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override any config field (dotted)")
@@ -370,20 +405,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(fn=cmd_eval)
 
-    p = sub.add_parser("verify", help="score a JSONL of external model outputs with the env's verifier",
-                       description="Score JSONL rows {task|task_index|task_id, output|outputs} or eval episode "
-                                   "records offline. Bad lines are reported with their line numbers and the rest "
-                                   "scored; writes <input>.scored.jsonl and a summary beside it; exit 1 if any "
-                                   "row could not be scored.")
+    p = sub.add_parser(
+        "verify",
+        help="score a JSONL of external model outputs with the env's verifier",
+        description="Score JSONL rows {task|task_index|task_id, output|outputs} or eval episode "
+        "records offline. Bad lines are reported with their line numbers and the rest "
+        "scored; writes <input>.scored.jsonl and a summary beside it; exit 1 if any "
+        "row could not be scored.",
+    )
     p.add_argument("env")
     p.add_argument("outputs", help='JSONL rows {"task_id"|"task_index"|"task", "output"|"outputs"}')
     p.add_argument("-o", "--output", help="scored JSONL (default: <outputs>.scored.jsonl)")
     p.add_argument("--env-arg", action="append", metavar="KEY=VALUE")
     p.set_defaults(fn=cmd_verify)
 
-    p = sub.add_parser("play", help="play an env yourself at the terminal",
-                       description="Play one task of an env at the terminal: type actions, see the env's replies "
-                                   "and the verdict. Ctrl-D or Ctrl-C quits.")
+    p = sub.add_parser(
+        "play",
+        help="play an env yourself at the terminal",
+        description="Play one task of an env at the terminal: type actions, see the env's replies "
+        "and the verdict. Ctrl-D or Ctrl-C quits.",
+    )
     p.add_argument("env", help="env id, e.g. rlvr/Math-v0 (see `rlvr-gym list`)")
     p.add_argument("--task-index", type=int, help="which task (default: drawn from --seed)")
     p.add_argument("--seed", type=int)
@@ -406,7 +447,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.argv = argv
     if args.fn is None:
-        console.print(f"[red]{args.plugin}: not available; install the training extra: pip install 'rlvr-gym[train]'[/]")
+        console.print(
+            f"[red]{args.plugin}: not available; install the training extra: pip install 'rlvr-gym[train]'[/]"
+        )
         return 2
     try:
         return int(args.fn(args) or 0)

@@ -59,8 +59,10 @@ class EvalConfig(BaseModel):
     episode_timeout_s: float | None = Field(None, description="override the env's own episode_timeout_s")
     reset_timeout_s: float | None = Field(None, description="override the env's own reset_timeout_s")
     isolation: Literal["thread", "process", "auto"] | None = Field(
-        None, description="where env calls run: threads (fast), child processes (killable), or auto; default: "
-        "what the env declares, else thread")
+        None,
+        description="where env calls run: threads (fast), child processes (killable), or auto; default: "
+        "what the env declares, else thread",
+    )
     group_by: list[str] = Field(default_factory=list)
     max_errors: int = Field(0, ge=0, description="exit non-zero when more infrastructure errors than this remain")
     min_pass_rate: float | None = None

@@ -81,8 +81,9 @@ def read_rows(path: str | Path) -> ReadResult:
             result.problems.append(problem(number, RowError("not_json", f"not JSON: {exc}")))
             continue
         if not isinstance(data, dict):
-            result.problems.append(problem(number, RowError("not_object", f"a row must be a JSON object, got "
-                                                                          f"{type(data).__name__}")))
+            result.problems.append(
+                problem(number, RowError("not_object", f"a row must be a JSON object, got {type(data).__name__}"))
+            )
             continue
         try:
             result.rows.append((number, OutputRow.model_validate(data)))
@@ -138,8 +139,9 @@ class TaskResolver:
     def _index(self) -> dict[str, int]:
         if self._by_id is None:
             n = self.env.num_tasks
-            self._by_id = {self.env.get_task(i).id: i for i in range(n)} if n is not None and n <= ID_INDEX_LIMIT \
-                else {}
+            self._by_id = (
+                {self.env.get_task(i).id: i for i in range(n)} if n is not None and n <= ID_INDEX_LIMIT else {}
+            )
         return self._by_id
 
 
@@ -159,8 +161,9 @@ def outcome_of(verdict: Verdict) -> Outcome:
 
 def score_row(env: Any, resolve: TaskResolver, row: OutputRow) -> tuple[Task, Verdict]:
     if row.error is not None:
-        raise RowError("source_error", f"the source episode ended in an infrastructure error: "
-                                       f"{row.error.get('kind', '?')}")
+        raise RowError(
+            "source_error", f"the source episode ended in an infrastructure error: {row.error.get('kind', '?')}"
+        )
     task = resolve(row)
     actions = row.actions()
     try:
@@ -184,9 +187,16 @@ def rescore(env: Any, path: str | Path) -> tuple[list[dict[str, Any]], dict[str,
             problems.append(problem(number, exc))
             continue
         record = row.model_dump(exclude_none=True)
-        record.update({"line": number, "task_id": task.id, "task_index": task.metadata.get("index", row.task_index),
-                       "reward": verdict.reward, "outcome": outcome_of(verdict).value,
-                       "verdict": verdict.model_dump(mode="json")})
+        record.update(
+            {
+                "line": number,
+                "task_id": task.id,
+                "task_index": task.metadata.get("index", row.task_index),
+                "reward": verdict.reward,
+                "outcome": outcome_of(verdict).value,
+                "verdict": verdict.model_dump(mode="json"),
+            }
+        )
         scored.append(record)
     problems.sort(key=lambda p: p["line"])
     return scored, summarize_scored(scored, problems, read.blank_lines)
@@ -207,8 +217,11 @@ def summarize_scored(scored: list[dict[str, Any]], problems: list[dict[str, Any]
         "mean_reward": sum(rewards) / n if n else 0.0,
         "pass_rate": sum(r["verdict"]["passed"] for r in scored) / n if n else 0.0,
         "components": {k: sum(v) / len(v) for k, v in sorted(components.items())},
-        "outcomes": {"scored": outcomes.get("scored", 0), "invalid": outcomes.get("invalid", 0),
-                     "error": len(problems)},
+        "outcomes": {
+            "scored": outcomes.get("scored", 0),
+            "invalid": outcomes.get("invalid", 0),
+            "error": len(problems),
+        },
         "error_count": len(problems),
         "errors": dict(sorted(errors.items())),
         "problems": problems,

@@ -104,8 +104,11 @@ class _EnvPool:
 
     def acquire(self) -> EnvHandle:
         """Blocking (runs in a worker thread): reuses an idle handle or builds one (a process start included)."""
-        while self.idle:
-            handle = self.idle.pop()
+        while True:
+            try:
+                handle = self.idle.pop()  # atomic: several worker threads acquire at once
+            except IndexError:
+                break
             if handle.isolated == (self.isolation == "process"):
                 return handle
             self._close(handle)
@@ -143,8 +146,9 @@ class _EnvFailure(Exception):
     """An exception raised inside env code, kept apart from agent/policy failures."""
 
     def __init__(self, original: BaseException) -> None:
-        super().__init__(str(original) if isinstance(original, RemoteEnvError) else f"{type(original).__name__}: "
-                         f"{original}")
+        super().__init__(
+            str(original) if isinstance(original, RemoteEnvError) else f"{type(original).__name__}: {original}"
+        )
         self.original = original
 
     @property
@@ -262,15 +266,15 @@ class Runner:
         t0 = time.perf_counter()
         healthy = False
         try:
-            reset = await self._call(acquire_and_reset, timeout=self._limit(self.timeouts.reset_s,
-                                                                           self.declared.reset_s))
+            reset = await self._call(
+                acquire_and_reset, timeout=self._limit(self.timeouts.reset_s, self.declared.reset_s)
+            )
         except _StepTimeout as exc:
             episode.error = EpisodeError(kind=ErrorKind.STEP_TIMEOUT, message=f"reset: {exc}", turn=0)
             return self._finish(holder, healthy)
         except _EnvFailure as exc:
             stage = "reset" if holder else "make"
-            episode.error = EpisodeError(kind=exc.kind, message=f"{stage}: {exc}", turn=0,
-                                         exception_type=exc.type_name)
+            episode.error = EpisodeError(kind=exc.kind, message=f"{stage}: {exc}", turn=0, exception_type=exc.type_name)
             return self._finish(holder, healthy)
         except BaseException:
             self._finish(holder, healthy)
@@ -334,8 +338,15 @@ class Runner:
             self.pool.discard(holder[0])
 
     @staticmethod
-    def _record_turn(episode: Episode, index: int, observation: list[Message], step: Any, result: StepResult,
-                     gen_s: float, env_s: float) -> None:
+    def _record_turn(
+        episode: Episode,
+        index: int,
+        observation: list[Message],
+        step: Any,
+        result: StepResult,
+        gen_s: float,
+        env_s: float,
+    ) -> None:
         generation = step.generation
         episode.turns.append(
             Turn(
@@ -404,8 +415,9 @@ class Runner:
                 try:
                     await self.run_episode(spec, episode)
                 except asyncio.CancelledError:
-                    episode.error = EpisodeError(kind=ErrorKind.INTERRUPTED, message="the run was interrupted",
-                                                 turn=len(episode.turns))
+                    episode.error = EpisodeError(
+                        kind=ErrorKind.INTERRUPTED, message="the run was interrupted", turn=len(episode.turns)
+                    )
                     finished(episode)
                     raise
             finished(episode)
@@ -462,8 +474,9 @@ class RunStore:
         self.lock.release()
 
 
-def open_store(output: str | Path, manifest: dict[str, Any], *, resume: bool, keep_errors: bool = False,
-               force: bool = False) -> RunStore:
+def open_store(
+    output: str | Path, manifest: dict[str, Any], *, resume: bool, keep_errors: bool = False, force: bool = False
+) -> RunStore:
     """Lock the output, check the manifest on resume (see `manifest.check_resume`), scan and open the log."""
     lock = RunLock(output)
     lock.acquire()
@@ -524,10 +537,16 @@ async def collect(
     try:
         if output is not None:
             manifest = build_manifest(
-                env_id=env_id, env_kwargs=dict(env_kwargs or {}), agent=agent_identity or {"spec": agent.name},
-                seed=seed, run={"group_size": group_size, "concurrency": concurrency, "isolation": isolation,
-                                "timeouts": {"step_s": step_timeout_s, "episode_s": episode_timeout_s,
-                                             "reset_s": reset_timeout_s}},
+                env_id=env_id,
+                env_kwargs=dict(env_kwargs or {}),
+                agent=agent_identity or {"spec": agent.name},
+                seed=seed,
+                run={
+                    "group_size": group_size,
+                    "concurrency": concurrency,
+                    "isolation": isolation,
+                    "timeouts": {"step_s": step_timeout_s, "episode_s": episode_timeout_s, "reset_s": reset_timeout_s},
+                },
             )
             store = open_store(output, manifest, resume=resume, keep_errors=keep_errors, force=force)
             planned = {s.episode_id for s in specs}

@@ -38,4 +38,3 @@ def write_episode_schema() -> Path:
     path = Path(__file__).with_name(EPISODE_SCHEMA_FILE)
     path.write_text(render(generate_episode_schema()), encoding="utf-8")
     return path
-

@@ -1,7 +1,7 @@
 import pytest
+from runner_envs import ProcessTrapEnv, StrictLimitsTrapEnv, TrapEnv
 
 import rlvr_gym
-from runner_envs import ProcessTrapEnv, StrictLimitsTrapEnv, TrapEnv
 
 
 @pytest.fixture(scope="session", autouse=True)

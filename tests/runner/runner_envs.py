@@ -15,8 +15,18 @@ class TrapEnv(AnswerEnv):
 
     family = "test"
 
-    def __init__(self, crash_on=(), hang_on=(), hog_on=(), infra_on=(), die_on=(), reset_hang_on=(),
-                 hang_s: float = 20.0, size: int | None = None, **kwargs):
+    def __init__(
+        self,
+        crash_on=(),
+        hang_on=(),
+        hog_on=(),
+        infra_on=(),
+        die_on=(),
+        reset_hang_on=(),
+        hang_s: float = 20.0,
+        size: int | None = None,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         self.crash_on, self.hang_on, self.hog_on = set(crash_on), set(hang_on), set(hog_on)
         self.infra_on, self.die_on, self.reset_hang_on = set(infra_on), set(die_on), set(reset_hang_on)
@@ -30,8 +40,13 @@ class TrapEnv(AnswerEnv):
     def get_task(self, index: int) -> Task:
         if index in self.reset_hang_on:
             time.sleep(self.hang_s)
-        return Task(id=f"trap/train/{index}", prompt=f"Reply with the number {index}.", ground_truth=str(index),
-                    reference_actions=[str(index)], metadata={"index": index, "difficulty": 1 + index % 2})
+        return Task(
+            id=f"trap/train/{index}",
+            prompt=f"Reply with the number {index}.",
+            ground_truth=str(index),
+            reference_actions=[str(index)],
+            metadata={"index": index, "difficulty": 1 + index % 2},
+        )
 
     def score_answer(self, task: Task, text: str) -> Verdict:
         index = task.metadata["index"]
@@ -48,8 +63,9 @@ class TrapEnv(AnswerEnv):
         if not text.strip().lstrip("-").isdigit():
             return Verdict.invalid("no number in the answer")
         correct = float(text.strip() == task.ground_truth)
-        return Verdict(reward=correct, passed=bool(correct), components={"correct": correct},
-                       feedback=None if correct else "wrong")
+        return Verdict(
+            reward=correct, passed=bool(correct), components={"correct": correct}, feedback=None if correct else "wrong"
+        )
 
     def respond(self, action: str):
         result = super().respond(action)

@@ -35,8 +35,14 @@ def test_hostile_text_through_every_env(env_id, tmp_path):
     except EnvUnavailable as exc:
         pytest.skip(f"{env_id}: {exc}")
     out = tmp_path / "e.jsonl"
-    episodes = collect_sync(env_id, HostileAgent(), tasks=len(HOSTILE), concurrency=2, output=out,
-                            env_kwargs={"max_turns": 2} if _takes_max_turns(env_id) else None)
+    episodes = collect_sync(
+        env_id,
+        HostileAgent(),
+        tasks=len(HOSTILE),
+        concurrency=2,
+        output=out,
+        env_kwargs={"max_turns": 2} if _takes_max_turns(env_id) else None,
+    )
     errors = {e.task_index: e.error for e in episodes if e.error is not None}
     assert not errors, f"{env_id}: hostile text caused infrastructure errors: {errors}"
     assert all(e.outcome in (Outcome.SCORED, Outcome.INVALID) and e.reward is not None for e in episodes)
@@ -46,8 +52,14 @@ def test_hostile_text_through_every_env(env_id, tmp_path):
     for episode in episodes:
         assert recorded[episode.task_index].turns[0].action == HOSTILE[episode.task_index % len(HOSTILE)]
         assert json.loads(rows[0]) is not None
-    resumed = collect_sync(env_id, HostileAgent(), tasks=len(HOSTILE), output=out, resume=True,
-                           env_kwargs={"max_turns": 2} if _takes_max_turns(env_id) else None)
+    resumed = collect_sync(
+        env_id,
+        HostileAgent(),
+        tasks=len(HOSTILE),
+        output=out,
+        resume=True,
+        env_kwargs={"max_turns": 2} if _takes_max_turns(env_id) else None,
+    )
     assert [e.episode_id for e in resumed] == [e.episode_id for e in episodes]
     assert len(out.read_bytes().splitlines()) == len(HOSTILE)
 

@@ -37,9 +37,12 @@ class LatencyServer:
                 time.sleep(server.delay_s)
                 with server.lock:
                     server.in_flight -= 1
-                body = json.dumps({"choices": [{"message": {"role": "assistant", "content": "0"},
-                                                "finish_reason": "stop"}],
-                                   "usage": {"prompt_tokens": 5, "completion_tokens": 1}}).encode()
+                body = json.dumps(
+                    {
+                        "choices": [{"message": {"role": "assistant", "content": "0"}, "finish_reason": "stop"}],
+                        "usage": {"prompt_tokens": 5, "completion_tokens": 1},
+                    }
+                ).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
@@ -64,8 +67,21 @@ class LatencyServer:
 def test_concurrency_flag_is_requests_in_flight(trap_env_ids, tmp_path, concurrency):
     with LatencyServer(delay_s=0.4) as server:
         out = tmp_path / "e.jsonl"
-        code = main(["eval", trap_env_ids["trap"], "--agent", f"openai:test-model@{server.url}", "-n",
-                     str(concurrency * 3), "-c", str(concurrency), "-o", str(out), "--no-progress"])
+        code = main(
+            [
+                "eval",
+                trap_env_ids["trap"],
+                "--agent",
+                f"openai:test-model@{server.url}",
+                "-n",
+                str(concurrency * 3),
+                "-c",
+                str(concurrency),
+                "-o",
+                str(out),
+                "--no-progress",
+            ]
+        )
     assert code == 0
     assert server.requests == concurrency * 3
     assert server.peak == concurrency, f"-c {concurrency} gave {server.peak} requests in flight"

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-SLOW_PLUGIN = '''
+SLOW_PLUGIN = """
 import time
 import rlvr_gym
 from rlvr_gym import AnswerEnv, Task, Verdict
@@ -30,7 +30,7 @@ class SlowEnv(AnswerEnv):
 
 def register_envs():
     rlvr_gym.register("rlvr/SlowInt-v0", "slow_int_plugin:SlowEnv")
-'''
+"""
 
 
 @pytest.fixture
@@ -49,8 +49,7 @@ def cli(*args):
 
 def test_ctrl_c_prints_summary_and_resume_command_and_exits_130(plugin_env, tmp_path):
     out = tmp_path / "run" / "episodes.jsonl"
-    cmd = cli("eval", "rlvr/SlowInt-v0", "--agent", "oracle", "-n", "200", "-c", "4", "-o", str(out),
-              "--no-progress")
+    cmd = cli("eval", "rlvr/SlowInt-v0", "--agent", "oracle", "-n", "200", "-c", "4", "-o", str(out), "--no-progress")
     proc = subprocess.Popen(cmd, env=plugin_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 60
     while time.time() < deadline and (not out.exists() or len(out.read_bytes().splitlines()) < 12):
@@ -75,13 +74,17 @@ def test_ctrl_c_prints_summary_and_resume_command_and_exits_130(plugin_env, tmp_
 
 def test_play_help_validation_and_clean_exits(plugin_env):
     def play(*args, stdin=""):
-        return subprocess.run(cli("play", *args), env=plugin_env, input=stdin, capture_output=True, text=True,
-                              timeout=60)
+        return subprocess.run(
+            cli("play", *args), env=plugin_env, input=stdin, capture_output=True, text=True, timeout=60
+        )
 
     helped = play("--help")
     assert helped.returncode == 0 and "--task-index" in helped.stdout and "Ctrl-C" in helped.stdout
-    for bad in (["rlvr/SlowInt-v0", "--task-index", "500"], ["rlvr/SlowInt-v0", "--task-index", "-1"],
-                ["rlvr/Nope-v0"]):
+    for bad in (
+        ["rlvr/SlowInt-v0", "--task-index", "500"],
+        ["rlvr/SlowInt-v0", "--task-index", "-1"],
+        ["rlvr/Nope-v0"],
+    ):
         result = play(*bad)
         assert result.returncode == 2 and "Traceback" not in result.stderr and "error" in result.stderr, bad
     assert play("rlvr/SlowInt-v0", "--task-index", "x").returncode == 2  # argparse: not an int
@@ -90,8 +93,13 @@ def test_play_help_validation_and_clean_exits(plugin_env):
     done = play("rlvr/SlowInt-v0", "--task-index", "3", stdin="3\n")
     assert done.returncode == 0 and "reward 1.000" in done.stdout
 
-    proc = subprocess.Popen(cli("play", "rlvr/SlowInt-v0", "--task-index", "1"), env=plugin_env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        cli("play", "rlvr/SlowInt-v0", "--task-index", "1"),
+        env=plugin_env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.time() + 30
     buffer = b""
     while time.time() < deadline and b"Say 1" not in buffer:

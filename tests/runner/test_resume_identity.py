@@ -32,8 +32,11 @@ def test_manifest_is_written_and_a_different_run_is_refused(trap_env_ids, tmp_pa
     assert manifest["identity"]["env_id"] == env_id and manifest["identity"]["seed"] == 1
     assert manifest["identity"]["agent"] == {"spec": OracleAgent().name}
     assert manifest["identity"]["episode_schema_version"] == 2 and manifest["identity"]["package_version"]
-    for change, named in [({"seed": 2}, "seed: 1 -> 2"), ({"env_kwargs": {"size": 9}}, "env_kwargs.size"),
-                          ({"agent_identity": {"spec": "constant:1"}}, "agent.spec")]:
+    for change, named in [
+        ({"seed": 2}, "seed: 1 -> 2"),
+        ({"env_kwargs": {"size": 9}}, "env_kwargs.size"),
+        ({"agent_identity": {"spec": "constant:1"}}, "agent.spec"),
+    ]:
         kwargs = {"tasks": 3, "output": out, "seed": 1, "resume": True, **change}
         with pytest.raises(ManifestMismatch, match=named.replace(".", r"\.")):
             collect_sync(env_id, OracleAgent(), **kwargs)
@@ -66,8 +69,23 @@ def test_second_writer_is_stopped_by_the_lock(trap_env_ids, tmp_path, capsys):
     with RunLock(out):
         with pytest.raises(RunLocked, match="another run"):
             collect_sync(trap_env_ids["trap"], OracleAgent(), tasks=2, output=out)
-        assert main(["eval", trap_env_ids["trap"], "--agent", "oracle", "-n", "2", "-o", str(out),
-                     "--no-progress", "--resume"]) == 2
+        assert (
+            main(
+                [
+                    "eval",
+                    trap_env_ids["trap"],
+                    "--agent",
+                    "oracle",
+                    "-n",
+                    "2",
+                    "-o",
+                    str(out),
+                    "--no-progress",
+                    "--resume",
+                ]
+            )
+            == 2
+        )
         assert "being written by another run" in capsys.readouterr().err.replace("\n", " ")
     collect_sync(trap_env_ids["trap"], OracleAgent(), tasks=2, output=out)  # free again once released
     assert len(lines(out)) == 2
@@ -95,8 +113,9 @@ def test_errored_episodes_are_retried_on_resume_unless_kept(trap_env_ids, tmp_pa
     first = collect_sync(env_id, OracleAgent(), tasks=4, output=out, env_kwargs={"crash_on": (1, 2)})
     assert sum(e.error is not None for e in first) == 2
     agent = CountingOracle()
-    kept = collect_sync(env_id, agent, tasks=4, output=out, resume=True, keep_errors=True,
-                        env_kwargs={"crash_on": (1, 2)})
+    kept = collect_sync(
+        env_id, agent, tasks=4, output=out, resume=True, keep_errors=True, env_kwargs={"crash_on": (1, 2)}
+    )
     assert agent.calls == 0 and sum(e.error is not None for e in kept) == 2
     # the env got fixed (a forced resume, since its arguments changed): errored episodes run again
     agent = CountingOracle()
@@ -108,8 +127,19 @@ def test_errored_episodes_are_retried_on_resume_unless_kept(trap_env_ids, tmp_pa
 
 def test_summary_keeps_errors_apart_and_eval_exits_nonzero(trap_env_ids, tmp_path):
     out = tmp_path / "e.jsonl"
-    args = ["eval", trap_env_ids["trap"], "--agent", "oracle", "-n", "4", "-o", str(out), "--no-progress",
-            "--env-arg", "infra_on=[1]"]
+    args = [
+        "eval",
+        trap_env_ids["trap"],
+        "--agent",
+        "oracle",
+        "-n",
+        "4",
+        "-o",
+        str(out),
+        "--no-progress",
+        "--env-arg",
+        "infra_on=[1]",
+    ]
     assert main(args) == 1  # one infrastructure error, default --max-errors 0
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["mean_reward"] == 1.0 and summary["pass_rate"] == 1.0  # not dragged down by a fake 0

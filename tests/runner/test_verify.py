@@ -40,8 +40,15 @@ def test_bom_blank_broken_and_mistyped_lines_are_reported_the_rest_scored(trap_e
     assert [r["verdict"]["passed"] for r in scored] == [True, True, False, True]
     assert scored[2]["outcome"] == "invalid" and scored[3]["extra"] == {"kept": True}
     problems = {p["line"]: p["kind"] for p in summary["problems"]}
-    assert problems == {3: "not_json", 4: "not_object", 5: "not_object", 6: "invalid_row", 7: "invalid_row",
-                        8: "invalid_row", 11: "unknown_task"}
+    assert problems == {
+        3: "not_json",
+        4: "not_object",
+        5: "not_object",
+        6: "invalid_row",
+        7: "invalid_row",
+        8: "invalid_row",
+        11: "unknown_task",
+    }
     assert summary["rows"] == 11 and summary["rewarded"] == 4 and summary["blank_lines"] == 1
     assert summary["mean_reward"] == 0.75 and summary["outcomes"] == {"scored": 3, "invalid": 1, "error": 7}
 
@@ -61,14 +68,17 @@ def _env_or_skip(env_id):
         pytest.skip(f"{env_id}: {exc}")
 
 
-@pytest.mark.parametrize("env_id,agent,extra", [
-    ("rlvr/Trap-v0", "constant:3", ["--env-arg", "max_attempts=2"]),
-    ("rlvr/Trap-v0", "oracle", []),
-    ("rlvr/Math-v0", "oracle", []),
-    ("rlvr/Math-v0", "constant:42", []),
-    ("rlvr/Maze-v0", "oracle", []),
-    ("rlvr/ToolDepth-v0", "oracle", []),
-])
+@pytest.mark.parametrize(
+    "env_id,agent,extra",
+    [
+        ("rlvr/Trap-v0", "constant:3", ["--env-arg", "max_attempts=2"]),
+        ("rlvr/Trap-v0", "oracle", []),
+        ("rlvr/Math-v0", "oracle", []),
+        ("rlvr/Math-v0", "constant:42", []),
+        ("rlvr/Maze-v0", "oracle", []),
+        ("rlvr/ToolDepth-v0", "oracle", []),
+    ],
+)
 def test_reverifying_an_eval_output_reproduces_its_rewards(env_id, agent, extra, tmp_path):
     _env_or_skip(env_id)
     out = tmp_path / "episodes.jsonl"
