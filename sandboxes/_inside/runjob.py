@@ -18,6 +18,7 @@ import privileges  # noqa: E402
 
 def main() -> None:
     uid_base, host_pidns = int(sys.argv[1]), int(sys.argv[2])
+    privileges.hide_other_processes()  # the container's /proc: idempotent, whichever runner comes first
     privileges.drop_capabilities(privileges.CAP_SYS_ADMIN, privileges.CAP_SETPCAP)
     ctx = jobcore.Context(uid_base, host_pidns)
     ctx.template(None)

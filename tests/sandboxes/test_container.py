@@ -64,3 +64,13 @@ def test_exec_per_job_mode(exec_per_job_box):
     assert box.run(ExecRequest(code=big + "print('big')")).stdout == "big\n"
     r = box.run(ExecRequest(code=EVIDENCE_CLIENT + "_rlvr_report({'done': True})", evidence=True))
     assert r.evidence == [{"done": True}]
+    r = box.run(
+        ExecRequest(
+            code="import os; print(sorted(p for p in os.listdir('/proc') if p.isdigit()) == "
+            "[str(os.getpid())], os.getuid())"
+        )
+    )
+    first_uid = r.stdout.split()[1]
+    assert r.stdout.split()[0] == "True"  # hidepid in this mode too
+    r = box.run(ExecRequest(code="import os; print(os.getuid())"))
+    assert r.stdout.strip() != first_uid  # a new uid per job here as well
