@@ -1,0 +1,258 @@
+"""The shop as a web site: FastAPI over the same `ShopSession` the text env uses, rendered as HTML.
+
+One page model, two renderers: `shop.render_text` for the text env, `render_html` here. Every page element is
+escaped. A session is one episode (one goal); actions arrive as links, a search form and radio buttons, are turned
+into the text env's own `search[...]` / `click[...]` strings and applied by `ShopSession.act`, so a purchase gets
+exactly the reward the text env would give for the same actions. Unknown sessions and bad requests are 4xx.
+The server binds 127.0.0.1 unless told otherwise; a remote bind needs a token (see `serve.py`).
+"""
+
+from __future__ import annotations
+
+import html
+import secrets
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import FastAPI, Form, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+
+from .shop import Page, ShopSession, render_text
+from .tasks import WebShopTasks
+from .verifier import new_session
+
+MAX_SESSIONS = 512
+MAX_FIELD_CHARS = 2000
+STYLE = (
+    "body{font-family:sans-serif;max-width:60em;margin:1em auto}.btn{display:inline-block;margin:.2em;"
+    "padding:.2em .6em;border:1px solid #888;border-radius:4px;text-decoration:none}.product-link{font-weight:bold}"
+)
+CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action 'self'"
+
+
+@dataclass
+class WebSession:
+    task_index: int
+    shop: ShopSession
+    actions: list[str] = field(default_factory=list)
+
+
+class SessionStore:
+    """Bounded LRU of live sessions (a flood of new sessions evicts the oldest, never exhausts memory)."""
+
+    def __init__(self, limit: int = MAX_SESSIONS) -> None:
+        self.limit = limit
+        self._items: OrderedDict[str, WebSession] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def add(self, session: WebSession) -> str:
+        sid = secrets.token_urlsafe(12)
+        with self._lock:
+            self._items[sid] = session
+            while len(self._items) > self.limit:
+                self._items.popitem(last=False)
+        return sid
+
+    def get(self, sid: str) -> WebSession | None:
+        with self._lock:
+            session = self._items.get(sid)
+            if session is not None:
+                self._items.move_to_end(sid)
+            return session
+
+
+def _e(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def click_url(sid: str, key: str) -> str:
+    return f"/s/{quote(sid)}/click?target={quote(key, safe='')}"
+
+
+def render_html(page: Page, sid: str, message: str = "", reward: float | None = None) -> str:
+    """The same `Page` the text env renders, as HTML (no external assets; the radio navigation is inline)."""
+    out = [
+        f"<!doctype html><html><head><meta charset='utf-8'><title>WebShop</title><style>{STYLE}</style></head><body>"
+    ]
+    if message:
+        out.append(f"<div id='message' role='alert'>{_e(message)}</div>")
+    group = ""
+    for e in page.elements:
+        if e.kind == "title":
+            out.append(f"<h2>{_e(e.label)}</h2>")
+        elif e.kind == "search_box":
+            out.append(
+                f"<form method='post' action='/s/{_e(quote(sid))}/search'>"
+                "<input id='search_input' name='search_query' type='text' autofocus>"
+                "<button type='submit' class='btn' id='search_button'>Search</button></form>"
+            )
+        elif e.kind == "button":
+            out.append(f"<a class='btn' href='{_e(click_url(sid, e.key))}'>{_e(e.label)}</a>")
+        elif e.kind == "product_link":
+            out.append(
+                f"<div class='result'><a class='product-link' href='{_e(click_url(sid, e.key))}'>"
+                f"{_e(e.label)}</a></div>"
+            )
+        elif e.kind == "option_group":
+            group = e.label
+            out.append(f"<h5 class='option-name'>{_e(e.label)}</h5>")
+        elif e.kind == "option":
+            checked = " checked" if e.selected else ""
+            out.append(
+                f"<label class='option'><input type='radio' name='{_e(group)}' value='{_e(e.label)}'"
+                f" data-url='{_e(click_url(sid, e.key))}' onchange='location.href=this.dataset.url'"
+                f"{checked}> {_e(e.label)}</label>"
+            )
+        elif e.kind == "price":
+            out.append(f"<p class='price'>{_e(e.label)}</p>")
+        else:
+            out.append(f"<p>{_e(e.label)}</p>")
+    if reward is not None:
+        out.append(f"<div id='reward'><pre data-reward='{reward!r}'>{reward:.4f}</pre></div>")
+    out.append("</body></html>")
+    return "".join(out)
+
+
+def create_app(token: str | None = None, max_sessions: int = MAX_SESSIONS, **source_kwargs: Any) -> FastAPI:
+    """The FastAPI app; `source_kwargs` configure the goals (split, seed, catalog_size, data, engine)."""
+    source = WebShopTasks(**source_kwargs)
+    store = SessionStore(max_sessions)
+    app = FastAPI(title="rlvr-gym WebShop", docs_url=None, redoc_url=None, openapi_url=None)
+
+    def page_response(body: str, status: int = 200) -> HTMLResponse:
+        return HTMLResponse(body, status_code=status, headers={"Content-Security-Policy": CSP})
+
+    def error(status: int, message: str, request: Request) -> Response:
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": message}, status_code=status)
+        return page_response(f"<!doctype html><p id='message'>{_e(message)}</p>", status)
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next):
+        if token is not None:
+            given = (
+                request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+                or request.cookies.get("webshop_token")
+                or request.query_params.get("token")
+                or ""
+            )
+            if not secrets.compare_digest(given.encode(), token.encode()):
+                return error(401, "missing or wrong token", request)
+        try:
+            response = await call_next(request)
+        except Exception:  # a bug must not leak a traceback or a 500 to a client probing the shop
+            return error(400, "request could not be handled", request)
+        if token is not None and request.query_params.get("token"):
+            response.set_cookie("webshop_token", token, httponly=True, samesite="strict")
+        return response
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError):
+        return error(422, "invalid request parameters", request)
+
+    def lookup(sid: str) -> WebSession | None:
+        return store.get(sid) if len(sid) <= 64 else None
+
+    def start(task: int) -> str:
+        if not 0 <= task < 10_000_000:
+            raise ValueError("task index out of range")
+        return store.add(WebSession(task, new_session(source.task(task))))
+
+    def apply(session: WebSession, action: str) -> str:
+        outcome = session.shop.act(action)
+        if outcome.valid:
+            session.actions.append(action)
+        return "" if outcome.valid else outcome.message
+
+    # ---- HTML ----------------------------------------------------------------------------------------------------
+    @app.get("/", response_class=HTMLResponse)
+    async def home() -> HTMLResponse:
+        return page_response(
+            "<!doctype html><h2>WebShop</h2><form method='get' action='/start'>Task "
+            "<input name='task' type='number' value='0' min='0'>"
+            "<button class='btn' type='submit'>Start</button></form>"
+        )
+
+    @app.get("/start")
+    async def start_html(request: Request, task: int = 0) -> Response:
+        try:
+            sid = start(task)
+        except ValueError as exc:
+            return error(400, str(exc), request)
+        return RedirectResponse(f"/s/{sid}", status_code=303)
+
+    @app.get("/s/{sid}")
+    async def show(sid: str, request: Request) -> Response:
+        session = lookup(sid)
+        if session is None:
+            return error(404, "no such session", request)
+        purchase = session.shop.purchase
+        return page_response(render_html(session.shop.page(), sid, reward=purchase.reward if purchase else None))
+
+    def act_html(sid: str, action: str, request: Request) -> Response:
+        session = lookup(sid)
+        if session is None:
+            return error(404, "no such session", request)
+        if len(action) > MAX_FIELD_CHARS:
+            return error(413, "action too long", request)
+        message = apply(session, action)
+        if message:
+            return page_response(render_html(session.shop.page(), sid, message=message), 400)
+        return RedirectResponse(f"/s/{sid}", status_code=303)
+
+    @app.get("/s/{sid}/click")
+    async def click(sid: str, request: Request, target: str = "") -> Response:
+        return act_html(sid, f"click[{target}]", request)
+
+    @app.post("/s/{sid}/search")
+    async def search(sid: str, request: Request, search_query: str = Form("")) -> Response:
+        return act_html(sid, f"search[{search_query}]", request)
+
+    # ---- JSON API (agents over HTTP) -----------------------------------------------------------------------------
+    def state(session: WebSession) -> dict[str, Any]:
+        page = session.shop.page()
+        purchase = session.shop.purchase
+        return {
+            "page": page.kind,
+            "observation": render_text(page),
+            "clickables": list(page.clickables()),
+            "has_search_bar": page.has_search_bar,
+            "done": purchase is not None,
+            "reward": purchase.reward if purchase else None,
+            "components": purchase.components if purchase else None,
+        }
+
+    @app.post("/api/sessions")
+    async def api_start(request: Request) -> Response:
+        try:
+            body = await request.json()
+            sid = start(int(body.get("task", 0)) if isinstance(body, dict) else -1)
+        except (ValueError, TypeError, OverflowError):
+            return error(400, "body must be a JSON object with an integer 'task'", request)
+        return JSONResponse({"session": sid, **state(store.get(sid))})  # type: ignore[arg-type]
+
+    @app.get("/api/sessions/{sid}")
+    async def api_state(sid: str, request: Request) -> Response:
+        session = lookup(sid)
+        return error(404, "no such session", request) if session is None else JSONResponse(state(session))
+
+    @app.post("/api/sessions/{sid}/step")
+    async def api_step(sid: str, request: Request) -> Response:
+        session = lookup(sid)
+        if session is None:
+            return error(404, "no such session", request)
+        try:
+            body = await request.json()
+        except ValueError:
+            return error(400, "body must be JSON", request)
+        action = body.get("action") if isinstance(body, dict) else None
+        if not isinstance(action, str):
+            return error(400, "body must be a JSON object with a string 'action'", request)
+        message = apply(session, action)
+        return JSONResponse({"valid": not message, "message": message, **state(session)})
+
+    return app
