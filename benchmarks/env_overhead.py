@@ -40,14 +40,26 @@ def main() -> None:
     verifier_s = time.perf_counter() - t0
     assert all(v.passed for v in verdicts)
 
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "episodes.jsonl"
-        t0 = time.perf_counter()
-        episodes = asyncio.run(
-            collect(args.env, OracleAgent(), tasks=args.episodes, concurrency=args.concurrency, output=out)
-        )
-        runner_s = time.perf_counter() - t0
-    assert len(episodes) == args.episodes and all(e.passed for e in episodes)
+    def run(isolation: str) -> float:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "episodes.jsonl"
+            t0 = time.perf_counter()
+            episodes = asyncio.run(
+                collect(
+                    args.env,
+                    OracleAgent(),
+                    tasks=args.episodes,
+                    concurrency=args.concurrency,
+                    output=out,
+                    isolation=isolation,
+                )
+            )
+            seconds = time.perf_counter() - t0
+        assert len(episodes) == args.episodes and all(e.passed for e in episodes)
+        return seconds
+
+    runner_s = run("thread")
+    process_s = run("process") if args.isolation == "process" else None
 
     ratio = runner_s / verifier_s
     ratio_with_tasks = runner_s / (verifier_s + generation_s)
@@ -57,21 +69,25 @@ def main() -> None:
     print(f"runner + env + verifier:  {runner_s:8.2f} s  ({args.episodes / runner_s:9.0f} episodes/s)")
     print(f"overhead ratio (runner / verifier):                 {ratio:.3f}")
     print(f"overhead ratio (runner / (verifier + generation)):  {ratio_with_tasks:.3f}")
-    print(
-        json.dumps(
-            {
-                "benchmark": "env_overhead",
-                "env": args.env,
-                "episodes": args.episodes,
-                "verifier_s": verifier_s,
-                "generation_s": generation_s,
-                "runner_s": runner_s,
-                "overhead_ratio": ratio,
-                "overhead_ratio_incl_generation": ratio_with_tasks,
-                "episodes_per_s": args.episodes / runner_s,
-            }
+    record = {
+        "benchmark": "env_overhead",
+        "env": args.env,
+        "episodes": args.episodes,
+        "verifier_s": verifier_s,
+        "generation_s": generation_s,
+        "runner_s": runner_s,
+        "overhead_ratio": ratio,
+        "overhead_ratio_incl_generation": ratio_with_tasks,
+        "episodes_per_s": args.episodes / runner_s,
+    }
+    if process_s is not None:
+        extra_us = (process_s - runner_s) / args.episodes * 1e6
+        print(f"process isolation:        {process_s:8.2f} s  ({args.episodes / process_s:9.0f} episodes/s)")
+        print(f"process / thread ratio:   {process_s / runner_s:.3f}  ({extra_us:+.0f} us per episode)")
+        record.update(
+            {"process_s": process_s, "process_vs_thread_ratio": process_s / runner_s, "process_extra_us": extra_us}
         )
-    )
+    print(json.dumps(record))
 
 
 if __name__ == "__main__":
