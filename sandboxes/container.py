@@ -300,7 +300,10 @@ class DockerSandbox(BaseSandbox):
         finally:
             probe.close()
         self._tag = f"rlvr-sbx-{os.getpid()}-{secrets.token_hex(3)}"
-        self._uid_base = 300_000_000 + secrets.randbelow(1000) * jobcore.UID_ROTATION * 64
+        # a random block above the local backend's range (which ends below 2.1e9); uid_t is 32-bit
+        if not 1 <= containers <= jobcore.MAX_SLOTS:
+            raise ValueError(f"containers must be between 1 and {jobcore.MAX_SLOTS}")
+        self._uid_base = 2_150_000_000 + secrets.randbelow(8000) * jobcore.UID_ROTATION * jobcore.MAX_SLOTS
         self._cgroups = _local_cgroups(containers) if cgroups else None
         self._cgroup_parent = self._cgroups.container_parent(containers) if self._cgroups else None
         self._host_pidns = os.stat("/proc/self/ns/pid").st_ino

@@ -246,10 +246,13 @@ class LocalSandbox(BaseSandbox):
         self.max_jobs = max_jobs
         self.inline_python = inline_python
         self.protections = dict(protections or {})
-        self.size = workers or max(2, os.cpu_count() or 2)
+        self.size = workers or min(jobcore.MAX_SLOTS, max(2, os.cpu_count() or 2))
+        if not 1 <= self.size <= jobcore.MAX_SLOTS:
+            raise ValueError(f"workers must be between 1 and {jobcore.MAX_SLOTS}")
         self._runtime = Path(tempfile.mkdtemp(prefix="rlvr-sandbox-"))
         os.chmod(self._runtime, 0o755)
-        self._uid_base = 1_000_000 + secrets.randbelow(1000) * jobcore.UID_ROTATION * 64
+        # a random block of uids per instance (8000 blocks), so two sandboxes on one machine rarely share any
+        self._uid_base = 1_000_000 + secrets.randbelow(8000) * jobcore.UID_ROTATION * jobcore.MAX_SLOTS
         self._write_identity_files()
         self._cgroups = CgroupSlots(self.size) if cgroups else None
         self._idle: queue.LifoQueue[tuple[int, _Worker | None]] = queue.LifoQueue()

@@ -37,6 +37,7 @@ except ImportError:
     from template import Template, TemplateError
 
 UID_ROTATION = 4096  # distinct uids a slot cycles through, one per job
+MAX_SLOTS = 64  # slots per sandbox instance; an instance owns MAX_SLOTS * UID_ROTATION uids
 REAP_TIMEOUT_S = 10.0
 MAX_TEMPLATES = 3
 
