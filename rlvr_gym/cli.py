@@ -23,6 +23,7 @@ from rich.table import Table
 from .agent import make_agent
 from .config import AgentConfig, EvalConfig, apply_overrides, load_yaml, parse_value
 from .episode_log import LogScan, RunLocked
+from .manifest import read_manifest
 from .registry import env_info, list_envs, load_plugins, make
 from .rescore import rescore
 from .rollout import collect
@@ -268,8 +269,20 @@ def _env_kwargs(items: list[str] | None) -> dict[str, Any]:
     return {k: parse_value(v) for k, v in (kv.partition("=")[::2] for kv in items or [])}
 
 
+def _verify_env_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """--env-arg values; without any, an `eval` output's own env arguments from its run manifest."""
+    if args.env_arg:
+        return _env_kwargs(args.env_arg)
+    manifest = read_manifest(args.outputs)
+    identity = (manifest or {}).get("identity") or {}
+    if identity.get("env_id") == args.env and identity.get("env_kwargs"):
+        console.print(f"verify: env arguments from the run manifest: {identity['env_kwargs']}", highlight=False)
+        return dict(identity["env_kwargs"])
+    return {}
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
-    env = make(args.env, **_env_kwargs(args.env_arg))
+    env = make(args.env, **_verify_env_kwargs(args))
     scored, summary = rescore(env, args.outputs)
     out_path = Path(args.output) if args.output else Path(args.outputs).with_suffix(".scored.jsonl")
     out_path.parent.mkdir(parents=True, exist_ok=True)

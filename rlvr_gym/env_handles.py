@@ -228,4 +228,4 @@ class ProcessEnv:
         """SIGKILL the child; a thread blocked in `_receive` then sees EOF and returns (the pipe closes with GC)."""
         if self._process.is_alive():
             self._process.kill()
-        self._process.join(5.0)
+        self._process.join(1.0)  # SIGKILL is immediate; never hold the event loop long (reaped later otherwise)

@@ -84,7 +84,7 @@ def test_reverifying_an_eval_output_reproduces_its_rewards(env_id, agent, extra,
     out = tmp_path / "episodes.jsonl"
     assert main(["eval", env_id, "--agent", agent, "-n", "6", "-o", str(out), "--no-progress", *extra]) in (0, 1)
     episodes = [json.loads(line) for line in out.read_text().splitlines()]
-    code, scored, summary = run_verify(env_id, out, *extra)
+    code, scored, summary = run_verify(env_id, out)  # env arguments come from the run manifest
     assert code == 0, summary["problems"]
     expected = {e["episode_id"]: e["verdict"]["reward"] for e in episodes}
     assert {r["episode_id"]: r["reward"] for r in scored} == expected
