@@ -19,7 +19,7 @@ def register_envs() -> None:
         f"{ENV_MODULE}:MathEnv",
         family="math",
         description="Generated math problems mixing arithmetic, fractions, linear equations, modular arithmetic, "
-        "combinatorics word problems and radicals (difficulty 3 of 1..5); answer in \\boxed{}.",
+        "combinatorics word problems, radicals and unit conversions (difficulty 3 of 1..5); answer in \\boxed{}.",
         difficulty=3,
     )
     register(
@@ -29,6 +29,16 @@ def register_envs() -> None:
         description="Single-digit addition (arithmetic, difficulty 1): learnable by a 135M model in a quick RL demo.",
         families=["arithmetic"],
         difficulty=1,
+    )
+    register(
+        "rlvr/MathStarter-v0",
+        f"{ENV_MODULE}:MathEnv",
+        family="math",
+        description="Difficulty-1 problems of every kind with a worked one-shot example in the prompt: the embedded "
+        "SmolLM2-135M solves the arithmetic ones and few others (mean reward about 0.3-0.5), a first eval that means "
+        "something.",
+        difficulty=1,
+        prompt_style="one_shot",
     )
     register(
         "rlvr/MathDataset-v0",

@@ -264,8 +264,9 @@ def unwrap(span: str) -> str:
 
 
 # ---- units, percent, currency ------------------------------------------------------------------------------------
-_TEXT_UNIT = re.compile(r"\\(?:text|mathrm|mbox|textrm)\{\s*([A-Za-z][A-Za-z ]{0,30}?)\s*\}$")
-_WORD_UNIT = re.compile(r"(?<=[\d}.])\s*([A-Za-z]{1,15}(?: [A-Za-z]{1,15}){0,2})$")
+_POWER = r"(?:\^\s*\{?\s*[23]\s*\}?|[²³])?"
+_TEXT_UNIT = re.compile(rf"\\(?:text|mathrm|mbox|textrm)\{{\s*([A-Za-z][A-Za-z ]{{0,30}}?)\s*\}}\s*({_POWER})$")
+_WORD_UNIT = re.compile(rf"(?<=[\d}}.])\s*([A-Za-z]{{1,15}}(?: [A-Za-z]{{1,15}}){{0,2}})\s*({_POWER})$")
 _DEGREES = re.compile(r"(?:\^\s*\{?\\circ\}?|°)$")
 _PERCENT = re.compile(r"(?:\\%|%|\s*percent|\s*per cent)$")
 _CURRENCY = re.compile(r"^(?:\\\$|\$|USD\s*)")
@@ -288,8 +289,8 @@ def split_unit(text: str) -> tuple[str, str | None, bool]:
     if found:
         words = found.group(1).lower().split()
         if words and not any(w in SCALE_WORDS or w in HEDGE_WORDS for w in words):
-            name = " ".join(words)
-            return text[: found.start()].strip(), UNIT_ALIASES.get(name, UNIT_ALIASES.get(words[0], name)), percent
+            power = {"2": "^2", "²": "^2", "3": "^3", "³": "^3"}.get(re.sub(r"[^\d²³]", "", found.group(2)), "")
+            return text[: found.start()].strip(), canonical_unit(" ".join(words) + power), percent
     return text, unit, percent
 
 
@@ -449,7 +450,14 @@ def read_number(span: str) -> Reading | None:
 
 
 def canonical_unit(name: str | None) -> str | None:
+    """`centimeters` -> `cm`, `square centimeters` / `cm²` / `cm^{2}` -> `cm^2`; unknown names stay as written."""
     if name is None:
         return None
-    key = name.strip().lower()
-    return UNIT_ALIASES.get(key, key)
+    key = re.sub(r"\s+", " ", name.strip().lower()).replace("²", "^2").replace("³", "^3")
+    key = re.sub(r"\^\s*\{?\s*([23])\s*\}?", r"^\1", key)
+    for prefix, power in (("square ", "^2"), ("cubic ", "^3")):
+        if key.startswith(prefix):
+            return canonical_unit(key[len(prefix) :]) + power
+    base, _, power = key.partition("^")
+    base = UNIT_ALIASES.get(base, UNIT_ALIASES.get(base.split(" ")[0], base)) if base else base
+    return f"{base}^{power}" if power else base

@@ -1,4 +1,4 @@
-"""Generated math tasks: six problem kinds at difficulty 1..5, drawn per index, deduplicated, split-disjoint.
+"""Generated math tasks: seven problem kinds at difficulty 1..5, drawn per index, deduplicated, split-disjoint.
 
 `MathTasks` is the family's `TaskSource`. Item i is drawn from `self.rng(i, attempt)` (hashlib-seeded) and kept
 only if its content hash falls in this split (`split_of`, as in `TaskSource.draw`), so train and eval never share
@@ -30,7 +30,7 @@ from rlvr_gym.family import TaskSource, split_of
 
 from .verifier import format_number
 
-KindName = Literal["arithmetic", "fractions", "linear", "modular", "combinatorics", "radicals"]
+KindName = Literal["arithmetic", "fractions", "linear", "modular", "combinatorics", "radicals", "units"]
 INSTRUCTION = "Put your final answer in \\boxed{}."
 LOWEST = " Give the answer as a fraction in lowest terms, or as an integer."
 # Distinct questions of the kinds whose space is small (measured over 20,000 draws; the test re-measures them).
@@ -50,6 +50,9 @@ SMALL_SPACES = {
     ("radicals", 2): 80,
     ("radicals", 3): 110,
     ("radicals", 4): 252,
+    ("units", 1): 59,
+    ("units", 2): 391,
+    ("units", 4): 154,
     ("radicals", 5): 96,
 }
 LARGE_SPACE = 10_000
@@ -66,6 +69,7 @@ class Problem:
     answer: Fraction
     form: str | None = None
     radicand: int = 1
+    unit: str | None = None
 
     @property
     def gold(self) -> str:
@@ -302,6 +306,39 @@ def radicals(rng: random.Random, difficulty: int) -> Problem:
     return Problem(f"Simplify \\frac{{{a}}}{{\\sqrt{{{m}}}}}.{ask}", value, form, m)
 
 
+def _tenths(rng: random.Random, low: int, high: int) -> Fraction:
+    return Fraction(rng.randint(low * 10, high * 10), 10)
+
+
+def units(rng: random.Random, difficulty: int) -> Problem:
+    """Measurement conversions; the question names the unit of the answer (`unit` in the metadata)."""
+    if difficulty == 1:
+        k = rng.randint(2, 60)
+        return Problem(f"How many centimeters are in {k} meters?", Fraction(100 * k), unit="cm")
+    if difficulty == 2:
+        x = _tenths(rng, 1, 40)
+        return Problem(f"Convert {format_decimal(x)} kilograms to grams.", 1000 * x, unit="g")
+    if difficulty == 3:
+        a, b = rng.randint(2, 30), rng.randint(5, 95)
+        name = rng.choice(NAMES)
+        question = f"A rope is {a} m long. {name} cuts off {b} cm. How long is the rest of the rope, in centimeters?"
+        return Problem(question, Fraction(100 * a - b), unit="cm")
+    if difficulty == 4:
+        speed, minutes = rng.randint(3, 24) * 5, rng.choice([6, 12, 15, 20, 30, 45, 90])
+        question = f"A car drives at {speed} km/h for {minutes} minutes. How far does it go, in kilometers?"
+        return Problem(question, Fraction(speed * minutes, 60), unit="km")
+    width, length = _tenths(rng, 1, 12), _tenths(rng, 1, 12)
+    question = (
+        f"A rectangle is {format_decimal(width)} m wide and {format_decimal(length)} m long. "
+        "What is its area in square centimeters?"
+    )
+    return Problem(question, width * length * 10_000, unit="cm^2")
+
+
+def format_decimal(value: Fraction) -> str:
+    return str(value.numerator) if value.denominator == 1 else f"{float(value):g}"
+
+
 KINDS: dict[str, Kind] = {
     "arithmetic": arithmetic,
     "fractions": fractions,
@@ -309,6 +346,7 @@ KINDS: dict[str, Kind] = {
     "modular": modular,
     "combinatorics": combinatorics,
     "radicals": radicals,
+    "units": units,
 }
 
 
@@ -449,6 +487,8 @@ class MathTasks(TaskSource):
         meta: dict[str, Any] = {"topic": kind, "question": problem.question}
         if problem.form:
             meta["answer_form"] = problem.form
+        if problem.unit:
+            meta["unit"] = problem.unit
         return self.make_task(
             index,
             prompt=prompt_for(problem.question, self.config.prompt_style, gold),

@@ -52,8 +52,10 @@ def _reading(span: str) -> Reading | None:
 
 
 def echoes(task: Task) -> list[str]:
-    """Texts whose verbatim copy in a response commits to nothing: the prompt and the bare question."""
-    texts = ["\n".join(m.text() for m in task.prompt_messages()), str(task.metadata.get("question") or "")]
+    """Texts whose verbatim copy in a response commits to nothing: the prompt, each prompt message (a one-shot
+    example's worked answer included) and the bare question."""
+    messages = [m.text() for m in task.prompt_messages()]
+    texts = ["\n".join(messages), *messages, str(task.metadata.get("question") or "")]
     return [t for t in texts if t.strip()]
 
 

@@ -13,7 +13,7 @@ from rlvr_gym import Task
 from rlvr_gym.envs.math.env import MathDatasetEnv, MathEnv
 from rlvr_gym.envs.math.tasks import MathTasks
 
-MATH_ENVS = ["rlvr/Math-v0", "rlvr/MathArithmetic-v0", "rlvr/MathDataset-v0"]
+MATH_ENVS = ["rlvr/Math-v0", "rlvr/MathArithmetic-v0", "rlvr/MathStarter-v0", "rlvr/MathDataset-v0"]
 
 
 def test_registered() -> None:
@@ -22,9 +22,13 @@ def test_registered() -> None:
         assert env_id in ids and ids[env_id].family == "math"
     env = rlvr_gym.make("rlvr/Math-v0")
     assert isinstance(env, MathEnv) and isinstance(env.source, MathTasks)
-    assert env.source.config.difficulty == 3 and len(env.source.config.families) == 6
+    assert env.source.config.difficulty == 3 and len(env.source.config.families) == 7
     easy = rlvr_gym.make("rlvr/MathArithmetic-v0")
     assert easy.source.config.families == {"arithmetic": 1.0} and easy.source.config.difficulty == 1
+    starter = rlvr_gym.make("rlvr/MathStarter-v0")
+    assert starter.source.config.difficulty == 1 and starter.source.config.prompt_style == "one_shot"
+    starter.reset(options={"task_index": 0})
+    assert [m.role for m in starter.task.prompt_messages()] == ["user", "assistant", "user"]
     dataset = rlvr_gym.make("rlvr/MathDataset-v0")
     assert (
         isinstance(dataset, MathDatasetEnv)
@@ -185,3 +189,38 @@ def test_wrong_answers_fail_in_the_env() -> None:
         env.reset(options={"task_index": index})
         for trajectory in env.wrong_answers(env.task, random.Random(index)):
             assert not env.verify(env.task, trajectory).passed, (env.task.ground_truth, trajectory)
+
+
+@pytest.mark.parametrize("env_id", MATH_ENVS)
+def test_one_megabyte_adversarial_steps_under_100_ms(env_id: str) -> None:
+    """Issue #14 item 2: every parser is linear or bounded, through the env's own step."""
+    import time
+
+    env = rlvr_gym.make(env_id)
+    actions = [
+        "\n" * 1_000_000,
+        "`" * 1_000_000,
+        "{" * 1_000_000,
+        "\\boxed{" * 142_857,
+        "<think>" * 142_857,
+        "[" * 500_000 + "]" * 500_000,
+        '{"a":' * 200_000,
+    ]
+    for action in actions:
+        times = []
+        for _ in range(3):  # best of 3: the machine is shared
+            env.reset(options={"task_index": 0})
+            start = time.perf_counter()
+            _, reward, *_ = env.step(action)
+            times.append(time.perf_counter() - start)
+            assert reward == 0.0
+        assert min(times) < 0.1, (action[:10], min(times))
+
+
+def test_one_shot_prompt_example_echo_commits_nothing() -> None:
+    env = rlvr_gym.make("rlvr/MathArithmetic-v0", prompt_style="one_shot")
+    for index in range(10):
+        env.reset(options={"task_index": index})
+        example = env.task.prompt[1].content
+        _, reward, _, _, info = env.step(example)
+        assert reward == 0.0 and not info["valid_action"]

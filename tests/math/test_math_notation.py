@@ -137,3 +137,5 @@ def test_forms_are_recorded() -> None:
     assert read_number("\\frac{1}{\\sqrt{2}}").reduced is False
     assert read_number("0.5").notation == "decimal" and read_number("1 1/2").notation == "mixed"
     assert read_number("18 dollars").unit == "$" and read_number("5\\text{ cm}").unit == "cm"
+    for span in ("5 cm^2", "5 cm²", "5\\text{ cm}^{2}", "5 square centimeters"):
+        assert read_number(span).unit == "cm^2", span

@@ -91,6 +91,19 @@ def _radical_holds(question: str, gold: str) -> bool:
     return reading.key == (1, Fraction(int(m.group(1)) ** 2, int(m.group(2))))
 
 
+def _units_hold(question: str, answer: Fraction) -> bool:
+    numbers = [Fraction(n) for n in re.findall(r"\d+(?:\.\d+)?", question)]
+    if "centimeters are in" in question:
+        return answer == 100 * numbers[0]
+    if "kilograms to grams" in question:
+        return answer == 1000 * numbers[0]
+    if "rope" in question:
+        return answer == 100 * numbers[0] - numbers[1]
+    if "km/h" in question:
+        return answer == numbers[0] * numbers[1] / 60
+    return answer == numbers[0] * numbers[1] * 10_000
+
+
 @pytest.mark.parametrize("kind", KIND_NAMES)
 @pytest.mark.parametrize("difficulty", [1, 2, 3, 4, 5])
 def test_answers_are_right_and_verifiable(kind: str, difficulty: int) -> None:
@@ -100,6 +113,8 @@ def test_answers_are_right_and_verifiable(kind: str, difficulty: int) -> None:
         question, gold = task.metadata["question"], task.ground_truth
         if kind == "radicals":
             assert _radical_holds(question, gold), (question, gold)
+        elif kind == "units":
+            assert _units_hold(question, Fraction(gold)) and task.metadata["unit"], (question, gold)
         else:
             assert re.fullmatch(r"-?\d+(/\d+)?", gold) and _recompute(kind, question, Fraction(gold)), (question, gold)
         assert verify(task, task.reference_actions).passed

@@ -151,6 +151,7 @@ def test_units() -> None:
     wrong_unit = judge("\\boxed{350 \\text{ m}}", "350", unit="cm")
     assert wrong_unit.components["value"] == 1.0 and wrong_unit.components["form"] == 0.0 and not wrong_unit.passed
     assert judge("\\boxed{18 dollars}", "18").passed  # no unit asked: a unit word is harmless
+    assert judge("\\boxed{5 cm²}", "5", unit="cm^2").passed and not judge("\\boxed{5 cm}", "5", unit="cm^2").passed
 
 
 def test_percent_sign_on_the_gold_number_only_for_percent_questions() -> None:
