@@ -81,19 +81,19 @@ class CodeExecutor:
         """Judge `program` against `plan`: tests here, candidate calls in sandbox jobs (see `judge.py`)."""
 
         def run_job(calls: list[dict[str, Any]]) -> tuple[JobLines | None, str, str | None]:
-            result = self.sandbox.run(self.calls_request(program, plan.setup, calls))
+            result = self.sandbox.run(self.calls_request(program, plan, calls))
             error = _sandbox_error(result)
             return (None if error else read_lines(result.stdout, len(calls))), _status(result), error
 
         return judge(plan, run_job)
 
-    def calls_request(self, program: Program, setup: str, calls: list[dict[str, Any]]) -> Any:
+    def calls_request(self, program: Program, plan: TestPlan, calls: list[dict[str, Any]]) -> Any:
         """One sandbox job computing `calls` (arguments only; the job's stdin carries nothing secret)."""
         from rlvr_gym.sandboxes.base import ExecRequest
 
         wall = min(self.max_test_wall_s, 5.0 + self.case_timeout_s * (self.max_timeouts + 2) + 0.02 * len(calls))
         limits = self._limits(wall).model_copy(update={"output_bytes": OUTPUT_BYTES})
-        stdin = job_input(program, calls, setup, self.case_timeout_s, self.max_timeouts)
+        stdin = job_input(program, calls, plan.setup, self.case_timeout_s, self.max_timeouts, plan.setup_after)
         return ExecRequest(code=runner_source(), stdin=stdin, limits=limits)
 
     def run_tests_many(self, jobs: Sequence[tuple[Program, TestPlan]]) -> list[TestRun]:

@@ -67,13 +67,19 @@ def runner_source() -> str:
 
 
 def job_input(
-    program: Program, calls: list[dict[str, Any]], setup: str, call_timeout_s: float, max_timeouts: int
+    program: Program,
+    calls: list[dict[str, Any]],
+    setup: str,
+    call_timeout_s: float,
+    max_timeouts: int,
+    setup_after: bool = False,
 ) -> str:
     """The job's stdin: the candidate program and call arguments only (no expected values, no asserts)."""
     job = {
         "program": program.source,
         "calls": calls,
         "setup": setup,
+        "setup_after": setup_after,
         "call_timeout_s": call_timeout_s,
         "max_timeouts": max_timeouts,
     }
@@ -107,7 +113,7 @@ def read_lines(stdout: str, num_calls: int) -> JobLines:
             lines.done = True
         elif "load" in record and lines.load is None:
             lines.load = record
-        elif "setup_error" in record and lines.setup_error is None and lines.load is None:
+        elif "setup_error" in record and lines.setup_error is None:
             lines.setup_error = str(record["setup_error"])[:300]
         elif type(index) is int and 0 <= index < num_calls and index not in lines.calls:
             lines.calls[index] = record

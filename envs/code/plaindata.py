@@ -4,7 +4,8 @@ A value is encoded as JSON text in which every JSON object is a one-key tag, so 
 `null`/`true`/`false`/numbers/strings/arrays stand for None, bool, int, float (NaN and infinities included), str
 and list; `{"t": [...]}` tuple, `{"s": [...]}` set, `{"f": [...]}` frozenset, `{"d": [[k, v], ...]}` dict (any
 hashable keys, insertion order kept), `{"b": "hex"}` bytes, `{"c": [re, im]}` complex, `{"g": [...]}` an
-iterator/generator (materialised, decoded as a list iterator).
+iterator/generator (materialised, decoded as a list iterator), `{"y": "int"}` one of the builtin types above
+(MBPP passes `int` or `str` as arguments).
 
 Why this matters for the verdict: the decoder builds fresh builtin objects only, so nothing the candidate defined
 (an `__eq__` that is always true, an int subclass, a lazy proxy) can reach the trusted side; subclasses of the
@@ -32,6 +33,8 @@ class PlainDataError(ValueError):
 
 
 _BASES = (bool, int, float, str, bytes, complex, list, tuple, dict, set, frozenset)
+_TYPES = {kind.__name__: kind for kind in (*_BASES, type(None), object, type)}  # builtin types are data too
+_TYPE_NAMES = {kind: name for name, kind in _TYPES.items()}
 
 
 def _base_type(value):
@@ -63,6 +66,8 @@ class _Encoder:
             raise PlainDataError("value too large or too deeply nested")
         if value is None:
             return None
+        if type(value) is type and value in _TYPE_NAMES:
+            return {"y": _TYPE_NAMES[value]}
         kind = _base_type(value)
         if kind is bool:
             return value is True
@@ -179,6 +184,8 @@ class _Decoder:
                 return bytes.fromhex(body)
             except ValueError as exc:
                 raise PlainDataError("malformed bytes") from exc
+        if tag == "y" and type(body) is str and body in _TYPES:
+            return _TYPES[body]
         if tag == "c" and type(body) is list and len(body) == 2 and all(type(x) in (int, float) for x in body):
             return complex(body[0], body[1])
         raise PlainDataError(f"unknown plain-data tag {tag!r:.20}")

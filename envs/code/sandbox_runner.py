@@ -3,7 +3,8 @@
 Sent as text after `plaindata.py` (never imported by the verifier). The job arrives on stdin as JSON:
 `program` (the candidate module), `calls` (each `{"fn": name, "args": tree, "kwargs": tree}` or, for tests that
 need objects only the sandbox can build, `{"expr": source}`), `setup` (test setup code for `expr` calls, run
-before the candidate loads), `call_timeout_s` and `max_timeouts`. Nothing in it is a secret: it carries call
+before the candidate loads, or after it when `setup_after` says it uses the candidate's classes),
+`call_timeout_s` and `max_timeouts`. Nothing in it is a secret: it carries call
 arguments, never expected values or assert logic, so the candidate may read all of it.
 
 Output, one JSON object per line on a duplicate of fd 1 taken before the candidate loads (the candidate's own
@@ -97,17 +98,22 @@ def call_of(spec, module, namespace):
     return (lambda: vars(module)[name](*args, **kwargs)), changes
 
 
+def run_setup(setup, tests, write):
+    try:
+        exec(setup, tests)
+    except Exception as exc:  # the task's own code failed
+        write({"setup_error": type(exc).__name__ + ": " + _text(exc)})
+
+
 def run_calls(job, write):
     timeout_s, max_timeouts = float(job["call_timeout_s"]), int(job["max_timeouts"])
     tests = {"__name__": "__rlvr_tests__", "__builtins__": dict(vars(builtins))}
     for spec in job["calls"]:
         if "expr" in spec:
             spec["compiled"] = compile(spec["expr"], "<test>", "eval", dont_inherit=True)
-    if job.get("setup"):
-        try:
-            exec(compile(job["setup"], "<test setup>", "exec", dont_inherit=True), tests)
-        except Exception as exc:  # the task's own code failed (the candidate has not run yet)
-            write({"setup_error": type(exc).__name__ + ": " + _text(exc)})
+    setup = compile(job.get("setup") or "", "<test setup>", "exec", dont_inherit=True)
+    if not job.get("setup_after"):
+        run_setup(setup, tests, write)
     module = types.ModuleType("solution")
     module.__file__ = CANDIDATE_FILE
     sys.modules["solution"] = module
@@ -117,6 +123,9 @@ def run_calls(job, write):
         write({"load": False, **(failure(outcome) if outcome != "timeout" else {"raised": "CallTimeout"})})
         return
     write({"load": True})
+    if job.get("setup_after"):  # the setup builds objects from the candidate's own classes
+        tests = {**module.__dict__, **tests}
+        run_setup(setup, tests, write)
     namespace = {**module.__dict__, **tests}
     timeouts = 0
     for index, spec in enumerate(job["calls"]):

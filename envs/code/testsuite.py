@@ -10,14 +10,16 @@ is reached only through the calls the plan names. Two modes:
 * `values`: the candidate's functions are remote names. Every call `f(*args)` made by the tests sends `args` as
   plain data to the sandbox and gets the return value back as plain data; asserts and comparisons run here.
   Used for every `check(candidate)` test (all 164 HumanEval problems, 1,133 cases) and for assert lists
-  whose candidate names are only called on data (the bundled MBPP sample: 10 of 10; CodeGen tasks: all).
+  whose candidate names are only called on data (original MBPP: 971 of 974; the bundled sample: 10 of 10;
+  CodeGen: all).
 * `units`: for assert lists that need objects only the candidate's process can build (a class the solution
   defines, lambdas or setup-defined classes and functions in the arguments). Each outermost call of a
   candidate name, arguments included, is an expression the sandbox evaluates after running the setup
-  statements it needs (loaded before the candidate); its value comes back as plain data and the rest of the
+  statements it needs (loaded before the candidate, or after it when they use the candidate's classes); its value comes back as plain data and the rest of the
   assert runs here, so expected values (in asserts, or in setup no unit needs) never enter the sandbox. An expression that uses names bound inside the assert
   itself (comprehension variables) cannot be lifted out alone: then the whole assert expression is the unit and
-  the sandbox computes its truth value (a `weak` case, counted in `TestPlan.weak_cases`; none in bundled data).
+  the sandbox computes its truth value (a `weak` case, counted in `TestPlan.weak_cases`). Original MBPP: 3 tasks
+  in units mode (367, 601, 927), 0 weak cases.
 
 This runs on trusted dataset text only; malformed test code raises ValueError at load time.
 """
@@ -52,7 +54,8 @@ class TestPlan:
     preamble: str = ""  # trusted task code the tests rely on (HumanEval helpers such as `poly`), run first
     remote_names: tuple[str, ...] = ()  # values mode: names bound to remote calls of the candidate
     modules: tuple[str, ...] = ()  # stdlib modules the tests use without importing them
-    setup: str = ""  # units mode: test setup run in the sandbox before the candidate loads
+    setup: str = ""  # units mode: the test setup statements the units need, run in the sandbox
+    setup_after: bool = False  # the setup uses candidate names (MBPP's tree tasks): run it after the candidate
     units: tuple[str, ...] = ()  # units mode: expressions the sandbox evaluates
     weak_cases: int = 0
 
@@ -169,6 +172,8 @@ def _needs_units(remote: set[str], setup: ast.Module, asserts: list[ast.stmt], r
     """True when the tests need candidate objects, not only candidate calls on data (module docstring)."""
     if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)) for n in ast.walk(setup)):
         return True
+    if _loaded_names(setup) & remote:  # the setup builds objects from the candidate's classes
+        return True
     nodes = [node for stmt in asserts for node in ast.walk(stmt)]
     calls = [n for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in remote]
     if any(isinstance(inner, ast.Lambda) for call in calls for inner in ast.walk(call)):
@@ -211,19 +216,38 @@ def _assert_plan(spec: CodeSpec) -> TestPlan:
             new = _lift_whole_asserts(stmt, units)
             weak += 1
         lifted.append(new)
-    body = labeller.wrap_all(setup.body) + labeller.wrap_all(lifted)
+    sandbox_setup = _setup_for(units, _parse(spec.test_setup, "test_setup"))
+    local_setup = [stmt for stmt in setup.body if not _loaded_names(stmt) & remote]  # the rest needs the candidate
+    body = labeller.wrap_all(local_setup) + labeller.wrap_all(lifted)
     return TestPlan(
         "units",
         _unparse(body),
         labeller.cases,
         modules=modules,
-        setup=_setup_for(units, _parse(spec.test_setup, "test_setup")),  # the labeller instrumented `setup`
+        setup=_unparse(sandbox_setup.body),
+        setup_after=bool(_loaded_names(sandbox_setup) & remote),
         units=tuple(units),
         weak_cases=weak,
     )
 
 
-def _setup_for(units: list[str], setup: ast.Module) -> str:
+def _touched_names(stmt: ast.stmt) -> set[str]:
+    """Names a statement may bind or change: its bindings, the objects under attribute/item stores, and for a
+    bare expression (a call that may mutate its receiver or arguments) every name it uses."""
+    touched = _bound_names(stmt)
+    if isinstance(stmt, ast.Expr):
+        return touched | _loaded_names(stmt)
+    for node in ast.walk(stmt):
+        if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            base = node.value
+            while isinstance(base, (ast.Attribute, ast.Subscript)):
+                base = base.value
+            if isinstance(base, ast.Name):
+                touched.add(base.id)
+    return touched
+
+
+def _setup_for(units: list[str], setup: ast.Module) -> ast.Module:
     """The setup statements the units need (transitively), imports included, in their order.
 
     Anything else in the setup (an `expected = [...]` the asserts compare with) stays out of the sandbox.
@@ -231,10 +255,10 @@ def _setup_for(units: list[str], setup: ast.Module) -> str:
     needed = set().union(*(_loaded_names(ast.parse(unit, mode="eval")) for unit in units))
     keep: list[ast.stmt] = []
     for stmt in reversed(setup.body):
-        if isinstance(stmt, (ast.Import, ast.ImportFrom)) or _bound_names(stmt) & needed:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)) or _touched_names(stmt) & needed:
             keep.append(stmt)
             needed |= _loaded_names(stmt)
-    return _unparse(list(reversed(keep)))
+    return ast.Module(body=list(reversed(keep)), type_ignores=[])
 
 
 def _lift_whole_asserts(stmt: ast.stmt, units: list[str]) -> ast.stmt:

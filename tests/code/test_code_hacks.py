@@ -311,7 +311,7 @@ def test_hidden_tests_never_travel_into_the_sandbox(tasks, executor):
     for request in sent:
         assert request.code == runner_source() and not request.files and not request.env
         job = json.loads(request.stdin)
-        assert set(job) == {"program", "calls", "setup", "call_timeout_s", "max_timeouts"}
+        assert set(job) == {"program", "calls", "setup", "setup_after", "call_timeout_s", "max_timeouts"}
         assert job["program"] == spec.reference_solution and job["setup"] == ""
         carried = json.dumps(job["calls"])
         assert SECRET not in carried and "assert" not in carried and "==" not in carried

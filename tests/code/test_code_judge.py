@@ -39,6 +39,7 @@ class Color(enum.IntEnum):
         b"\x00\xff",
         1 + 2j,
         [1, [2, (3, 4)]],
+        [int, str, type(None)],
         (),
         (1,),
         {1, 2},
@@ -67,7 +68,7 @@ def test_subclasses_become_their_builtin_base():
 REFUSED = {
     "object": object(),
     "builtin": len,
-    "class": type,
+    "class": collections.OrderedDict,
     "nested_object": [1, object()],
     "endless": iter(int, 1),
     "huge_str": "x" * 3_000_000,
@@ -258,3 +259,33 @@ def test_a_broken_test_setup_is_reported_as_the_tasks_error(executor):
     run = evaluate_code(task, HEIGHT, executor=executor).test_run
     assert run.loaded
     assert any("test setup in the sandbox: AttributeError" in e for e in run.setup_errors)
+
+
+def test_setup_built_from_the_candidates_classes_runs_after_it(executor):
+    """MBPP's tree tasks: the setup builds `root` from the `Node` class the solution defines."""
+    node = (
+        "class Node:\n    def __init__(self, value):\n        self.value, self.left, self.right = value, None, None\n"
+    )
+    spec = CodeSpec(
+        entry_point="height",
+        test_setup="root = Node(1)\nroot.left = Node(2)\nroot.left.left = Node(3)\nexpected = 3\nother = Node(9)",
+        asserts=["assert height(root) == expected"],
+        reference_solution=node + HEIGHT,
+    )
+    plan = build_plan(spec)
+    assert plan.mode == "units" and plan.setup_after
+    assert "root.left.left = Node(3)" in plan.setup and "expected" not in plan.setup and "other" not in plan.setup
+    task = Task(id="judge/test/3", prompt="", ground_truth=spec.model_dump())
+    assert evaluate_code(task, node + HEIGHT, executor=executor).components["tests"] == 1.0
+    assert evaluate_code(task, node + "def height(node):\n    return 2\n", executor=executor).components["tests"] == 0.0
+
+
+def test_builtin_types_are_arguments_like_any_data(executor):
+    spec = CodeSpec(
+        entry_point="drop_type",
+        asserts=["assert drop_type((4, 5, 7.7, 'a'), int) == [7.7, 'a']", "assert drop_type((1, 'b'), str) == [1]"],
+    )
+    code = "def drop_type(items, kind):\n    return [x for x in items if not isinstance(x, kind)]\n"
+    task = Task(id="judge/test/4", prompt="", ground_truth=spec.model_dump())
+    assert build_plan(spec).mode == "values"
+    assert evaluate_code(task, code, executor=executor).components["tests"] == 1.0
