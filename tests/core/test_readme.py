@@ -7,6 +7,7 @@ from gymnasium.utils.env_checker import check_env
 
 import rlvr_gym
 from rlvr_gym.agents.scripted import OracleAgent
+from rlvr_gym.checks import run_checks
 from rlvr_gym.rollout import collect_sync
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
@@ -24,7 +25,7 @@ def test_readme_has_exactly_two_setup_commands():
 
 def test_register_your_own_env_example():
     code = re.search(r"## Register your own env\n.*?```python\n(.*?)```", README, re.S).group(1)
-    assert len([line for line in code.splitlines() if line.strip()]) <= 16
+    assert len([line for line in code.splitlines() if line.strip()]) <= 30
     namespace: dict = {}
     exec(compile(code, "README.md", "exec"), namespace)
     env = rlvr_gym.make("rlvr/Reverse-v0")
@@ -33,3 +34,6 @@ def test_register_your_own_env_example():
     assert all(e.passed for e in episodes)
     env.reset(options={"task_index": 0})
     assert env.step("wrong")[1] == 0.0
+    # The snippet lives in no importable module, so the checks that need child processes cannot rebuild it.
+    report = run_checks("rlvr/Reverse-v0", tasks=8, checks=["oracle", "wrong_answers", "hacks", "splits", "verify_time"])
+    assert report.ok, [(r.check, r.detail) for r in report.results if not r.status == "pass"]
