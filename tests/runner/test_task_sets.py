@@ -12,6 +12,10 @@ from rlvr_gym import EnvUnavailable
 FIRST_N = 200
 BUDGET_S = 10.0  # per split: slow generators (game worlds) are checked on the tasks made within it
 ENV_IDS = [info.id for info in rlvr_gym.list_envs()]
+# Known defects owned by the family's author, reported to the lead; remove the entry once fixed.
+KNOWN = {
+    "rlvr/WebShop-v0": "eval tasks 82 and 109 repeat one instruction (nail polish); WebShopTasks does not dedupe",
+}
 
 
 def prompt_text(task) -> str:
@@ -42,7 +46,9 @@ def first_prompts(env) -> list[str]:
 
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("env_id", ENV_IDS)
-def test_no_duplicates_within_a_split_and_splits_disjoint(env_id):
+def test_no_duplicates_within_a_split_and_splits_disjoint(env_id, request):
+    if env_id in KNOWN:
+        request.applymarker(pytest.mark.xfail(reason=KNOWN[env_id], strict=False))
     train = split_env(env_id, "train")
     source = getattr(train, "source", None)
     if source is None or not hasattr(source, "split"):
