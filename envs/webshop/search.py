@@ -24,6 +24,8 @@ from .catalog import Catalog, Product
 SEARCH_RETURN_N = 50
 MAX_QUERY_TERMS = 64
 K1, B = 1.2, 0.75
+DECIMALS = 4
+MAX_TIE = 5000  # widest tie window fetched from tantivy
 INDEX_VERSION = 1  # bump when the document terms change: it keys the on-disk index
 _VOWELS = set("aeiou")
 FILLER = "_"  # never produced by `analyze`, so no query can match it
@@ -79,6 +81,11 @@ def analyze(text: str, limit: int | None = None) -> list[str]:
     return terms
 
 
+def _key(score: float) -> float:
+    """Scores equal to DECIMALS places are ties (the engines' float arithmetic differs in the last bits)."""
+    return round(float(score), DECIMALS)
+
+
 class SearchEngine(ABC):
     name = ""
 
@@ -91,7 +98,7 @@ class SearchEngine(ABC):
         if not terms:
             return []
         hits = self.scored(terms, k)
-        hits.sort(key=lambda h: (-round(h[0], 4), h[1]))
+        hits.sort(key=lambda h: (-_key(h[0]), h[1]))
         return [self.asins[i] for _, i in hits[:k]]
 
     @abstractmethod
@@ -125,6 +132,7 @@ class TantivyEngine(SearchEngine):
             self.built = True
         self.index = tantivy.Index(self.schema, path=str(self.path), reuse=True)
         self.searcher = self.index.searcher()
+        self.direct = self._doc_ids_are_catalog_order()
         self._local = threading.local()
 
     def _build(self) -> None:
@@ -153,9 +161,25 @@ class TantivyEngine(SearchEngine):
         t = self._t
         clauses = [(t.Occur.Should, t.Query.term_query(self.schema, "contents", term)) for term in dict.fromkeys(terms)]
         query = t.Query.boolean_query(clauses)
-        # Fetch a margin beyond k so ties at the cut are resolved by catalog order, not by segment order.
-        result = self.searcher.search(query, limit=k + 20)
-        return [(float(score), int(self.searcher.doc(address).get_first("idx"))) for score, address in result.hits]
+        # Widen the window until the tie group at rank k is complete, so ties are cut by catalog order (below),
+        # never by the engine's internal order.
+        limit = k + 20
+        while True:
+            hits = self.searcher.search(query, limit=limit).hits
+            if len(hits) < limit or len(hits) <= k or _key(hits[-1][0]) != _key(hits[k - 1][0]) or limit >= MAX_TIE:
+                break
+            limit *= 4
+        if self.direct:
+            return [(float(score), address.doc) for score, address in hits]
+        return [(float(score), int(self.searcher.doc(address).get_first("idx"))) for score, address in hits]
+
+    def _doc_ids_are_catalog_order(self) -> bool:
+        """One segment whose doc ids are the catalog indices (single-threaded build): skip the stored-field read."""
+        n = len(self.asins)
+        if self.searcher.num_segments != 1 or self.searcher.num_docs != n:
+            return False
+        probe = {0, n // 3, n // 2, n - 1}
+        return all(self.searcher.doc(self._t.DocAddress(0, i)).get_first("idx") == i for i in probe)
 
 
 class BM25sEngine(SearchEngine):
@@ -183,9 +207,13 @@ class BM25sEngine(SearchEngine):
             if hasattr(self.retriever, "get_scores_from_ids")
             else self.retriever.get_scores([t for t in terms if t in self.vocab])
         )
-        n = min(len(scores), k + 20)
-        top = np.argpartition(-scores, n - 1)[:n]
-        return [(float(scores[i]), int(i)) for i in top if scores[i] > 0]
+        rounded = np.round(scores.astype(np.float64), DECIMALS)
+        if len(rounded) > k:  # everything tied with the k-th best score stays a candidate (cut by catalog order)
+            kth = np.partition(rounded, len(rounded) - k)[len(rounded) - k]
+            candidates = np.nonzero((rounded >= kth) & (rounded > 0))[0]
+        else:
+            candidates = np.nonzero(rounded > 0)[0]
+        return [(float(scores[i]), int(i)) for i in candidates]
 
 
 ENGINES = {"tantivy": TantivyEngine, "bm25s": BM25sEngine}

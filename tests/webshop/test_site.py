@@ -129,8 +129,10 @@ def live_server():
 
 
 @pytest.mark.integration
-@pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian chromium missing: run scripts/setup_browser.sh")
 def test_real_browser_buys_with_the_text_env_reward(env, live_server):
+    if not os.path.exists(CHROMIUM):  # scripts/test.sh installs it and sets RLVR_REQUIRE_BROWSER=1: no silent skip
+        missing = "Debian chromium missing at /usr/bin/chromium: run scripts/setup_browser.sh"
+        pytest.fail(missing) if os.environ.get("RLVR_REQUIRE_BROWSER") else pytest.skip(missing)
     from playwright.sync_api import sync_playwright
 
     env.reset(options={"task_index": 4})
