@@ -58,6 +58,9 @@ class Env(gymnasium.Env):
     step_timeout_s: float | None = 60.0
     episode_timeout_s: float | None = 600.0
     reset_timeout_s: float | None = 300.0  # first resets may build caches (game generation, model files)
+    # Where the runner hosts the env: "thread" (cheap) or "process" (a child the runner can kill when a step hangs:
+    # set it for envs whose parsers or engines run C code that holds the interpreter).
+    isolation: ClassVar[str] = "thread"
     source: TaskSource | None = None
 
     # ---- what `rlvr-gym check-env` holds the env to ------------------------------------------------------------
@@ -72,6 +75,7 @@ class Env(gymnasium.Env):
         max_turns: int | None = None,
         step_timeout_s: float | None = None,
         episode_timeout_s: float | None = None,
+        reset_timeout_s: float | None = None,
         render_mode: str | None = None,
     ) -> None:
         if max_turns is not None:
@@ -82,6 +86,8 @@ class Env(gymnasium.Env):
             self.step_timeout_s = step_timeout_s
         if episode_timeout_s is not None:
             self.episode_timeout_s = episode_timeout_s
+        if reset_timeout_s is not None:
+            self.reset_timeout_s = reset_timeout_s
         self.render_mode = render_mode
         self.observation_space = MessagesSpace()
         self.action_space = TextSpace()
