@@ -250,6 +250,11 @@ def _wire_message(message: Message) -> dict[str, Any]:
     return out
 
 
+def _content_logprobs(choice: dict[str, Any]) -> list[float] | None:
+    entries = (choice.get("logprobs") or {}).get("content") or None
+    return [float(e.get("logprob", 0.0)) for e in entries] if entries else None
+
+
 def _parse(data: dict[str, Any], route: str) -> Generation:
     """A response body as a Generation; tolerant of servers that omit optional fields."""
     choice = data["choices"][0]
@@ -260,12 +265,12 @@ def _parse(data: dict[str, Any], route: str) -> Generation:
         message = choice.get("message") or {}
         text = message.get("content") or ""
         tool_calls = _tool_calls(message.get("tool_calls"))
-        entries = ((choice.get("logprobs") or {}).get("content")) or None
-        logprobs = [float(e.get("logprob", 0.0)) for e in entries] if entries else None
+        logprobs = _content_logprobs(choice)
     else:
         text = choice.get("text") or ""
         raw = (choice.get("logprobs") or {}).get("token_logprobs")
-        logprobs = [float(x) if x is not None else 0.0 for x in raw] if raw else None
+        # Legacy `token_logprobs`; llama.cpp's server answers completions in the chat shape (`content` entries).
+        logprobs = [float(x) if x is not None else 0.0 for x in raw] if raw else _content_logprobs(choice)
     token_ids = choice.get("token_ids")
     prompt_ids = choice.get("prompt_token_ids") or data.get("prompt_token_ids")
     usage = data.get("usage") or {}

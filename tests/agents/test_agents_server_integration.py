@@ -72,11 +72,6 @@ async def test_completions_endpoint_and_seeded_sampling(server):
     await policy.aclose()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="llama.cpp's /v1/completions returns logprobs as {'content': [...]} (the chat "
-    "shape); agents/openai.py reads only the legacy 'token_logprobs' there",
-)
 async def test_completions_endpoint_returns_logprobs(server):
     policy = OpenAIPolicy("smollm2", server.base_url, timeout_s=120)
     req = GenerationRequest(prompt="The capital of France is", sampling=SamplingParams(max_new_tokens=6, seed=11))
