@@ -115,7 +115,7 @@ def _notations(gold: str, value: Fraction | None, form: str | None) -> Iterator[
             yield "thousands", f"{n:,}", True
         if _scientific(n):
             yield "scientific", _scientific(n), ok_any
-        yield "percent_as_number", f"{n}\\%", n == 0  # n% is n/100; no generated question asks for a percent
+        yield "percent_as_number", f"{n}\\%", n == 0 and form is None  # n% = n/100; no question asks for a percent
 
 
 def _near_misses(gold: str, value: Fraction | None) -> Iterator[tuple[str, str]]:
