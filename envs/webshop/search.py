@@ -24,8 +24,7 @@ from .catalog import Catalog, Product
 SEARCH_RETURN_N = 50
 MAX_QUERY_TERMS = 64
 K1, B = 1.2, 0.75
-DECIMALS = 4
-MAX_TIE = 5000  # widest tie window fetched from tantivy
+MAX_TIE = 5000  # widest tie window fetched from tantivy when its doc ids are not catalog order
 INDEX_VERSION = 1  # bump when the document terms change: it keys the on-disk index
 _VOWELS = set("aeiou")
 FILLER = "_"  # never produced by `analyze`, so no query can match it
@@ -81,11 +80,6 @@ def analyze(text: str, limit: int | None = None) -> list[str]:
     return terms
 
 
-def _key(score: float) -> float:
-    """Scores equal to DECIMALS places are ties (the engines' float arithmetic differs in the last bits)."""
-    return round(float(score), DECIMALS)
-
-
 class SearchEngine(ABC):
     name = ""
 
@@ -98,7 +92,7 @@ class SearchEngine(ABC):
         if not terms:
             return []
         hits = self.scored(terms, k)
-        hits.sort(key=lambda h: (-_key(h[0]), h[1]))
+        hits.sort(key=lambda h: (-h[0], h[1]))
         return [self.asins[i] for _, i in hits[:k]]
 
     @abstractmethod
@@ -161,16 +155,14 @@ class TantivyEngine(SearchEngine):
         t = self._t
         clauses = [(t.Occur.Should, t.Query.term_query(self.schema, "contents", term)) for term in dict.fromkeys(terms)]
         query = t.Query.boolean_query(clauses)
-        # Widen the window until the tie group at rank k is complete, so ties are cut by catalog order (below),
-        # never by the engine's internal order.
-        limit = k + 20
+        if self.direct:  # tantivy orders equal scores by ascending doc id, which is catalog order here
+            return [(float(score), address.doc) for score, address in self.searcher.search(query, limit=k).hits]
+        limit = k + 20  # else widen until the tie group at rank k is complete, then cut it by catalog order
         while True:
             hits = self.searcher.search(query, limit=limit).hits
-            if len(hits) < limit or len(hits) <= k or _key(hits[-1][0]) != _key(hits[k - 1][0]) or limit >= MAX_TIE:
+            if len(hits) < limit or len(hits) <= k or hits[-1][0] != hits[k - 1][0] or limit >= MAX_TIE:
                 break
             limit *= 4
-        if self.direct:
-            return [(float(score), address.doc) for score, address in hits]
         return [(float(score), int(self.searcher.doc(address).get_first("idx"))) for score, address in hits]
 
     def _doc_ids_are_catalog_order(self) -> bool:
@@ -207,13 +199,14 @@ class BM25sEngine(SearchEngine):
             if hasattr(self.retriever, "get_scores_from_ids")
             else self.retriever.get_scores([t for t in terms if t in self.vocab])
         )
-        rounded = np.round(scores.astype(np.float64), DECIMALS)
-        if len(rounded) > k:  # everything tied with the k-th best score stays a candidate (cut by catalog order)
-            kth = np.partition(rounded, len(rounded) - k)[len(rounded) - k]
-            candidates = np.nonzero((rounded >= kth) & (rounded > 0))[0]
-        else:
-            candidates = np.nonzero(rounded > 0)[0]
-        return [(float(scores[i]), int(i)) for i in candidates]
+        positive = np.nonzero(scores > 0)[0]
+        if len(positive) > k:  # the k best by (score desc, catalog index asc), in O(n)
+            values = scores[positive]
+            kth = np.partition(values, len(values) - k)[len(values) - k]
+            above = positive[values > kth]
+            positive = np.concatenate([above, positive[values == kth][: k - len(above)]])
+        order = positive[np.lexsort((positive, -scores[positive]))]
+        return [(float(scores[i]), int(i)) for i in order]
 
 
 ENGINES = {"tantivy": TantivyEngine, "bm25s": BM25sEngine}

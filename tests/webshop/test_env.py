@@ -96,6 +96,6 @@ def test_paging_and_sub_pages(env):
 def test_splits_are_disjoint():
     train = make("rlvr/WebShop-v0", split="train")
     evals = make("rlvr/WebShop-v0", split="eval")
-    a = {train.get_task(i).metadata["instruction"] for i in range(40)}
-    b = {evals.get_task(i).metadata["instruction"] for i in range(40)}
-    assert not a & b and len(a) == 40 and len(b) == 40
+    a = {train.get_task(i).metadata["instruction"] for i in range(200)}
+    b = {evals.get_task(i).metadata["instruction"] for i in range(200)}
+    assert not a & b and len(a) == 200 and len(b) == 200  # no repeats in the first 200 of either split
