@@ -20,7 +20,7 @@ from rlvr_gym.rollout import stable_int
 from .templates import encode_chat
 from .tito import TokenTrajectory, next_prompt_ids
 
-SAMPLING_OPTIONS = ("temperature", "top_p", "max_new_tokens", "stop", "seed", "logprobs")
+SAMPLING_OPTIONS = tuple(SamplingParams.model_fields)
 
 
 def split_agent_options(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

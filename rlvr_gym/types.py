@@ -133,9 +133,11 @@ class Verdict(BaseModel):
 
 
 class SamplingParams(BaseModel):
-    temperature: float = 1.0
-    top_p: float = 1.0
-    max_new_tokens: int = 256
+    """The one definition of sampling settings; configs and agent options are checked against these fields."""
+
+    temperature: float = Field(1.0, ge=0.0)
+    top_p: float = Field(1.0, gt=0.0, le=1.0)
+    max_new_tokens: int = Field(256, ge=1)
     stop: list[str] = Field(default_factory=list)
     seed: int | None = None
     logprobs: bool = True
