@@ -8,6 +8,16 @@ Importing this package is light: sympy and math-verify load only for symbolic da
 from __future__ import annotations
 
 ENV_MODULE = "rlvr_gym.envs.math.env"
+# Arithmetic is what the 135M model can do at difficulty 1; the other kinds show where it cannot.
+STARTER_MIX = {
+    "arithmetic": 4.0,
+    "fractions": 1.0,
+    "linear": 1.0,
+    "modular": 1.0,
+    "combinatorics": 1.0,
+    "radicals": 1.0,
+    "units": 1.0,
+}
 
 
 def register_envs() -> None:
@@ -34,11 +44,12 @@ def register_envs() -> None:
         "rlvr/MathStarter-v0",
         f"{ENV_MODULE}:MathEnv",
         family="math",
-        description="Difficulty-1 problems of every kind with a worked one-shot example in the prompt: the embedded "
-        "SmolLM2-135M solves the arithmetic ones and few others (mean reward about 0.3-0.5), a first eval that means "
+        description="Difficulty-1 problems of every kind (arithmetic weighted 4:1) with a worked one-shot example in "
+        "the prompt: the embedded SmolLM2-135M solves most arithmetic ones and few others, a first eval that means "
         "something.",
         difficulty=1,
         prompt_style="one_shot",
+        families=STARTER_MIX,
     )
     register(
         "rlvr/MathDataset-v0",

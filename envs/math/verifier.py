@@ -75,7 +75,7 @@ def value_matches(answer: Reading, gold: Reading, percent_question: bool = False
     """Exact value equality; `25%` also answers a gold of 25 when the question asks for a percentage."""
     if same_value(answer.value(), gold.value()):
         return True
-    return percent_question and answer.percent and not gold.percent and same_value(answer.scaled(Fraction(1)), gold)
+    return percent_question and answer.percent and not gold.percent and same_value(answer, gold)  # the bare number
 
 
 def form_holds(answer: Reading, form: str | None, unit: str | None) -> bool:
