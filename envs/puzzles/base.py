@@ -19,47 +19,98 @@ DIRECTIONS: dict[str, tuple[int, int]] = {"U": (-1, 0), "D": (1, 0), "L": (0, -1
 RESTART = "RESTART"
 MAX_MOVES_PER_ACTION = 10_000  # a longer reply is refused, so no single message can stall the env
 _WORDS = {
-    "up": "U", "down": "D", "left": "L", "right": "R", "north": "U", "south": "D", "west": "L", "east": "R",
-    "restart": RESTART, "reset": RESTART,
+    "up": "U",
+    "down": "D",
+    "left": "L",
+    "right": "R",
+    "north": "U",
+    "south": "D",
+    "west": "L",
+    "east": "R",
+    "restart": RESTART,
+    "reset": RESTART,
 }
 _ARROWS = {"↑": " U ", "↓": " D ", "←": " L ", "→": " R "}
-_ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
-_MOVES_LINE = re.compile(r"^\s*(?:moves?|answer)\s*:(.*)$", re.IGNORECASE | re.MULTILINE)
+_LETTERS = frozenset("udlr")
+_SEPARATORS = re.compile(r"[\s,;.\-`*>\[\](){}'\"|/]+")  # one greedy class: linear, any string width
+_MAX_CHUNK = 3 * MAX_MOVES_PER_ACTION  # a longer run without whitespace cannot be a readable move list
+_TAG_CASES = ("answer", "ANSWER", "Answer")  # the casings of <answer> tags that are read (plain rfind: linear)
+# A `moves:` line is found by searching the REVERSED tail: the first match there is the last line in the reply,
+# the pattern starts with a literal (a fast scan) and every quantifier is bounded.
+_MOVES_LINE = re.compile(r":[ \t]{0,64}(?:s?evom|rewsna)[ \t]{0,64}(?=\n|\Z)", re.IGNORECASE)
+LINE_PREFIX = 64  # blanks/markup allowed before a keyword at the start of a line
+TAIL = 1 << 16  # line-based formats are read from the last 64 KB only: an answer is short, its end is what counts
+
+
+def tail_lines(text: str) -> str:
+    """The last TAIL characters of `text`, starting at a line boundary (bounds every line scan)."""
+    if len(text) <= TAIL:
+        return text
+    tail = text[-TAIL:]
+    return tail[tail.find("\n") + 1 :] if "\n" in tail else ""
 
 
 def answer_region(text: str) -> str:
-    """The part of a reply that holds the answer: the last <answer> block, else the last `moves:` line, else all."""
-    tagged = _ANSWER_TAG.findall(text)
-    if tagged:
-        return tagged[-1]
-    lines = _MOVES_LINE.findall(text)
-    if lines:
-        return lines[-1]
+    """The part of a reply that holds the answer: the last <answer> block, else the last `moves:` line (in the last
+    64 KB), else all of it."""
+    close, close_tag = max((text.rfind(f"</{case}>"), f"</{case}>") for case in _TAG_CASES)
+    if close >= 0:
+        opening, open_tag = max((text.rfind(f"<{case}>", 0, close), f"<{case}>") for case in _TAG_CASES)
+        if opening >= 0:
+            return text[opening + len(open_tag) : close]
+    tail = tail_lines(text)
+    line = _MOVES_LINE.search(tail[::-1])
+    if line is not None:
+        colon = len(tail) - 1 - line.start()
+        end = tail.find("\n", colon)
+        return tail[colon + 1 : end if end >= 0 else len(tail)]
     return text
 
 
 def parse_directions(text: str) -> tuple[list[str], str | None]:
     """Moves U/D/L/R from "UDLR", "up, left", "R R D", arrows; `restart` goes back to the start.
 
-    Returns (moves, error); on an unreadable token the error names it and the moves are empty.
+    Returns (moves, error); on an unreadable token the error names it and the moves are empty. At most
+    MAX_MOVES_PER_ACTION + 1 tokens are ever split off, so even a 1 MB reply costs a few C-level passes.
     """
     region = answer_region(text)
     for arrow, letter in _ARROWS.items():
         region = region.replace(arrow, letter)
     moves: list[str] = []
-    for token in re.findall(r"[A-Za-z]+|[^\sA-Za-z,;.\-`*>\[\](){}'\"|/]+", region):
-        word = token.lower()
-        if word in _WORDS:
-            moves.append(_WORDS[word])
-        elif token.isalpha() and set(word) <= set("udlr"):
-            moves.extend(ch.upper() for ch in word)
-        else:
-            return [], f"could not read {token[:20]!r} as a move (use U, D, L, R, up/down/left/right or restart)"
-        if len(moves) > MAX_MOVES_PER_ACTION:
-            return [], f"more than {MAX_MOVES_PER_ACTION} moves in one message"
+    for chunk in region.split(None, MAX_MOVES_PER_ACTION + 1):  # C-speed whitespace split, bounded count
+        if len(chunk) > _MAX_CHUNK:
+            return [], f"could not read {chunk[:20]!r}... as moves (one word of {len(chunk)} characters)"
+        for token in _SEPARATORS.split(chunk):  # a short chunk: the regex split is cheap
+            if not token:
+                continue
+            word = token.lower()
+            if word in _WORDS:
+                moves.append(_WORDS[word])
+            elif token.isascii() and token.isalpha() and set(word) <= _LETTERS:
+                moves.extend(word.upper())
+            else:
+                return [], f"could not read {token[:20]!r} as a move (use U, D, L, R, up/down/left/right or restart)"
+            if len(moves) > MAX_MOVES_PER_ACTION:
+                return [], f"more than {MAX_MOVES_PER_ACTION} moves in one message"
     if not moves:
         return [], "no moves found (use U, D, L, R, e.g. 'R R D' or 'RRD')"
     return moves, None
+
+
+def at_line_start(text: str, start: int, allowed: str = " \t") -> bool:
+    """Whether only `allowed` characters (at most LINE_PREFIX of them) stand between a line start and `start`."""
+    window = text[max(0, start - LINE_PREFIX - 1) : start]
+    newline = window.rfind("\n")
+    if newline < 0 and start > LINE_PREFIX:
+        return False
+    return window[newline + 1 :].strip(allowed) == ""
+
+
+def gained(now: float, start: float) -> float:
+    """Progress earned over the starting position, in [0, 1] (what the start already shows is not credited)."""
+    if start >= 1.0:
+        return 1.0 if now >= 1.0 else 0.0
+    return max(0.0, (now - start) / (1.0 - start))
 
 
 class Puzzle(ABC):
@@ -69,8 +120,6 @@ class Puzzle(ABC):
     class_names: ClassVar[tuple[str, ...]]
     palette: ClassVar[np.ndarray]
     step_unit: ClassVar[str] = "moves"
-    #: palette index drawn in the inset border of cells whose `full_mask` is False (FlowFree path cells)
-    background_class: ClassVar[int] = 0
 
     rows: int
     cols: int
@@ -129,10 +178,6 @@ class Puzzle(ABC):
         """Palette entries this instance can show (the decoder picks among these only)."""
         return self.palette
 
-    def full_mask(self, cells: np.ndarray) -> np.ndarray | None:
-        """Which cells fill their whole tile (None: all); others are drawn inset on the background colour."""
-        return None
-
     def reference_frame_cells(self, moves: Iterable[Any]) -> list[np.ndarray]:
         """Cell grids of the frames that show a move sequence being played (first = initial state)."""
         state = self.initial_state()
@@ -180,6 +225,10 @@ class Puzzle(ABC):
 
     def frame_progress_parts(self, state: Hashable) -> dict[str, float]:
         return self.progress_parts(state)
+
+    def frame_progress(self, state: Hashable) -> float:
+        parts = self.frame_progress_parts(state)
+        return float(sum(parts.values()) / len(parts))
 
     def trajectory_metrics(self, states: list[Hashable]) -> dict[str, float]:
         """Weight-0 metrics over the whole legal trajectory (text states or frame states), e.g. Maze path F1."""

@@ -21,11 +21,15 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .base import Puzzle, answer_region
+from .base import Puzzle, answer_region, at_line_start, tail_lines
 
 LETTERS = "ABCDEFGHIJKL"
-_LINE = re.compile(r"^[\s*`>-]*([A-La-l])\s*[:=]\s*(.*)$", re.MULTILINE)
-_CELL = re.compile(r"\(?\s*(-?\d+)\s*,\s*(-?\d+)\s*\)?")
+# A path line is `X:` at a line start (after up to LINE_PREFIX blanks or markdown marks). The pattern starts with
+# a letter class (no `^` tried at every position, no `\s` that crosses newlines: the old form was quadratic on
+# runs of newlines); the line-start test looks back a bounded window. Numbers are maximal digit runs.
+_LINE = re.compile(r"([A-La-l])[ \t]*[:=]([^\n]*)")
+_NUMBER = re.compile(r"-?\d+")
+MAX_CANDIDATE_LINES = 4096
 Move = tuple[int, tuple[int, ...]]
 
 
@@ -33,8 +37,13 @@ def grid_neighbours(n: int) -> list[list[int]]:
     out = []
     for i in range(n * n):
         r, c = divmod(i, n)
-        out.append([(r + dr) * n + c + dc for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
-                    if 0 <= r + dr < n and 0 <= c + dc < n])
+        out.append(
+            [
+                (r + dr) * n + c + dc
+                for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+                if 0 <= r + dr < n and 0 <= c + dc < n
+            ]
+        )
     return out
 
 
@@ -42,8 +51,23 @@ class FlowFreePuzzle(Puzzle):
     family: ClassVar[str] = "flowfree"
     class_names: ClassVar[tuple[str, ...]] = ("empty",) + tuple(f"colour_{ch}" for ch in LETTERS)
     palette: ClassVar[np.ndarray] = np.array(
-        [(25, 25, 25), (235, 30, 30), (0, 150, 0), (40, 70, 255), (240, 230, 0), (255, 140, 0), (0, 230, 230),
-         (235, 0, 235), (150, 50, 40), (130, 0, 150), (245, 245, 245), (140, 140, 140), (150, 255, 120)],
+        # chosen for a minimum distance of 63 in luma-weighted YCbCr (the decoder's space): the old maroon and
+        # purple were read as red / magenta after downscale + JPEG 40
+        [
+            (25, 25, 25),
+            (235, 30, 30),
+            (0, 150, 0),
+            (40, 70, 255),
+            (240, 230, 0),
+            (255, 120, 0),
+            (0, 230, 230),
+            (235, 0, 235),
+            (0, 255, 0),
+            (255, 140, 255),
+            (245, 245, 245),
+            (140, 120, 140),
+            (120, 240, 140),
+        ],
         dtype=np.uint8,
     )
     step_unit: ClassVar[str] = "cells"
@@ -77,22 +101,48 @@ class FlowFreePuzzle(Puzzle):
         return tuple(() for _ in self.endpoints)
 
     def parse_action(self, text: str) -> tuple[list[Any], str | None]:
+        """One `X: (r,c) (r,c) ...` line per colour; a colour may appear once per message (no hedged answers)."""
         moves: list[Move] = []
-        for letter, rest in _LINE.findall(answer_region(text)):
-            k = LETTERS.index(letter.upper())
+        seen: set[int] = set()
+        region = tail_lines(answer_region(text))
+        for count, line in enumerate(_LINE.finditer(region)):
+            if count >= MAX_CANDIDATE_LINES:
+                return [], f"more than {MAX_CANDIDATE_LINES} 'X:' fragments in one message"
+            if not at_line_start(region, line.start(), " \t*`>-"):
+                continue
+            letter = line.group(1).upper()
+            k = LETTERS.index(letter)
             if k >= self.num_colours:
-                return [], f"there is no colour {letter.upper()} on this board"
-            cells = []
-            for r, c in _CELL.findall(rest):
-                r, c = int(r), int(c)
-                if not (0 <= r < self.size and 0 <= c < self.size):
-                    return [], f"cell ({r},{c}) of colour {letter.upper()} is off the board"
-                cells.append(r * self.size + c)
-            moves.append((k, tuple(cells)))
+                return [], f"there is no colour {letter} on this board"
+            if k in seen:
+                return [], f"two paths for colour {letter} in one message: send one path per colour"
+            seen.add(k)
+            cells, error = self._read_cells(letter, line.group(2))
+            if error:
+                return [], error
+            moves.append((k, cells))
         if not moves:
-            return [], ("no paths found: write one line per colour, e.g. 'A: (0,0) (0,1) (1,1)' with (row,col) "
-                        "cells starting at one of that colour's endpoints")
+            return [], (
+                "no paths found: write one line per colour, e.g. 'A: (0,0) (0,1) (1,1)' with (row,col) "
+                "cells starting at one of that colour's endpoints"
+            )
         return moves, None
+
+    def _read_cells(self, letter: str, text: str) -> tuple[tuple[int, ...], str | None]:
+        numbers: list[int] = []
+        for match in _NUMBER.finditer(text):
+            digits = match.group(0)
+            if len(digits) > 4 or len(numbers) >= 2 * self.size**2:  # no real path needs more
+                return (), f"path {letter} is longer than the board or has a number off the board"
+            numbers.append(int(digits))
+        if len(numbers) % 2:
+            return (), f"path {letter}: every cell needs a row and a column, like (0,1)"
+        cells = []
+        for r, c in zip(numbers[::2], numbers[1::2], strict=True):
+            if not (0 <= r < self.size and 0 <= c < self.size):
+                return (), f"cell ({r},{c}) of colour {letter} is off the board"
+            cells.append(r * self.size + c)
+        return tuple(cells), None
 
     def apply(self, state: Hashable, move: Any) -> tuple[Hashable | None, str | None]:
         k, path = move
@@ -154,11 +204,6 @@ class FlowFreePuzzle(Puzzle):
     def active_palette(self) -> np.ndarray:
         return self.palette[: self.num_colours + 1]
 
-    def full_mask(self, cells: np.ndarray) -> np.ndarray | None:
-        mask = np.zeros(self.size**2, dtype=bool)
-        mask[list(self.endpoint_colour)] = True
-        return mask.reshape(self.size, self.size)
-
     def text(self, state: Hashable) -> str:
         grid = self.cells(state).reshape(-1)
         chars = []
@@ -168,14 +213,16 @@ class FlowFreePuzzle(Puzzle):
             else:
                 chars.append(LETTERS[v - 1] if i in self.endpoint_colour else LETTERS[v - 1].lower())
         n = self.size
-        return "\n".join("".join(chars[r * n:(r + 1) * n]) for r in range(n))
+        return "\n".join("".join(chars[r * n : (r + 1) * n]) for r in range(n))
 
     def legend(self) -> str:
-        return ("Symbols: capital letters are the endpoints of each colour, lowercase letters are cells already "
-                "drawn for that colour, . is empty. Rows and columns count from 0; (0,0) is the top-left cell. "
-                "Answer with one line per colour listing its path as (row,col) cells from one endpoint to the "
-                "other, e.g. 'A: (0,0) (0,1) (1,1)'. Paths move between neighbouring cells (no diagonals), may "
-                "not cross, and together must fill every cell. A later line for a colour replaces its path.")
+        return (
+            "Symbols: capital letters are the endpoints of each colour, lowercase letters are cells already "
+            "drawn for that colour, . is empty. Rows and columns count from 0; (0,0) is the top-left cell. "
+            "Answer with one line per colour listing its path as (row,col) cells from one endpoint to the "
+            "other, e.g. 'A: (0,0) (0,1) (1,1)'. Paths move between neighbouring cells (no diagonals), may "
+            "not cross, and together must fill every cell. A later line for a colour replaces its path."
+        )
 
     def reference_frame_cells(self, moves: Iterable[Any]) -> list[np.ndarray]:
         """One frame per drawn cell: each colour's path grows from its first endpoint."""

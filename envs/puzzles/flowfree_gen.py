@@ -36,10 +36,12 @@ class FlowFreeConfig(BaseModel):
         return self
 
 
-FLOWFREE_PRESETS: dict[str, dict] = {
-    "easy": {"size": 5, "min_colours": 3, "max_colours": 5},
-    "medium": {"size": 6, "min_colours": 4, "max_colours": 6},
-    "hard": {"size": 8, "min_colours": 6, "max_colours": 9},
+FLOWFREE_PRESETS: dict[int, dict] = {  # the shared difficulty scale 1..5 (2, 3, 4 were easy, medium, hard)
+    1: {"size": 5, "min_colours": 2, "max_colours": 3},
+    2: {"size": 5, "min_colours": 3, "max_colours": 5},
+    3: {"size": 6, "min_colours": 4, "max_colours": 6},
+    4: {"size": 8, "min_colours": 6, "max_colours": 9},
+    5: {"size": 9, "min_colours": 7, "max_colours": 10},
 }
 
 
@@ -58,7 +60,7 @@ def _backbite(path: list[int], nbrs: list[list[int]], moves: int, rng: random.Ra
         if not options:
             continue
         i = path.index(rng.choice(options))
-        path[i + 1:] = path[i + 1:][::-1]
+        path[i + 1 :] = path[i + 1 :][::-1]
     return path
 
 

@@ -30,10 +30,12 @@ class MazeConfig(BaseModel):
     extra_openings: int = Field(3, ge=0, description="walls removed when paths='multiple'")
 
 
-MAZE_PRESETS: dict[str, dict] = {
-    "easy": {"width": 4, "height": 4},
-    "medium": {"width": 6, "height": 6, "paths": "multiple", "extra_openings": 3},
-    "hard": {"width": 10, "height": 10, "paths": "multiple", "extra_openings": 6},
+MAZE_PRESETS: dict[int, dict] = {  # the shared difficulty scale 1..5 (2, 3, 4 were easy, medium, hard)
+    1: {"width": 5, "height": 5},  # smaller boards repeat: 4x4 mazes gave 84 repeats in 200 draws
+    2: {"width": 6, "height": 6},
+    3: {"width": 6, "height": 6, "paths": "multiple", "extra_openings": 3},
+    4: {"width": 10, "height": 10, "paths": "multiple", "extra_openings": 6},
+    5: {"width": 14, "height": 14, "paths": "multiple", "extra_openings": 10},
 }
 
 
@@ -170,8 +172,10 @@ class MazePuzzle(Puzzle):
         return "\n".join("".join(_CLASS_SYMBOL[int(v)] for v in row) for row in self.cells(state))
 
     def legend(self) -> str:
-        return ("Symbols: # wall, . open, S start, G goal (exit), @ you. Moves: U (up), D (down), L (left), "
-                "R (right), one tile each; walls block. Reach G.")
+        return (
+            "Symbols: # wall, . open, S start, G goal (exit), @ you. Moves: U (up), D (down), L (left), "
+            "R (right), one tile each; walls block. Reach G."
+        )
 
     def frame_state(self, cells: np.ndarray) -> tuple[Hashable | None, str | None]:
         flat = cells.reshape(-1)
@@ -196,8 +200,11 @@ def generate_maze(config: MazeConfig, rng: random.Random) -> tuple[MazePuzzle, l
     open_tiles.add(cols + 1)
     while stack:
         r, c = stack[-1]
-        options = [(r + dr, c + dc) for dr, dc in DIRECTIONS.values()
-                   if 0 <= r + dr < h and 0 <= c + dc < w and (r + dr, c + dc) not in seen]
+        options = [
+            (r + dr, c + dc)
+            for dr, dc in DIRECTIONS.values()
+            if 0 <= r + dr < h and 0 <= c + dc < w and (r + dr, c + dc) not in seen
+        ]
         if not options:
             stack.pop()
             continue
@@ -211,8 +218,12 @@ def generate_maze(config: MazeConfig, rng: random.Random) -> tuple[MazePuzzle, l
     far = probe.distances(start)
     goal = max((d, cell) for cell, d in far.items() if (cell // cols) % 2 == 1 and (cell % cols) % 2 == 1)[1]
     if config.paths == "multiple":
-        closed = [(r + 1) * cols + c + 1 for r in range(2 * h - 1) for c in range(2 * w - 1)
-                  if (r + c) % 2 == 1 and (r + 1) * cols + c + 1 not in open_tiles]
+        closed = [
+            (r + 1) * cols + c + 1
+            for r in range(2 * h - 1)
+            for c in range(2 * w - 1)
+            if (r + c) % 2 == 1 and (r + 1) * cols + c + 1 not in open_tiles
+        ]
         rng.shuffle(closed)
         opened = max(1, config.extra_openings)
         open_tiles.update(closed[:opened])

@@ -16,25 +16,40 @@ from .base import DIRECTIONS, RESTART, Puzzle, parse_directions
 State = tuple[int, frozenset[int]]
 
 FLOOR, WALL, GOAL, BOX, BOX_ON_GOAL, PLAYER, PLAYER_ON_GOAL = range(7)
-_SYMBOL_CLASS = {"_": FLOOR, " ": FLOOR, "-": FLOOR, "#": WALL, ".": GOAL, "$": BOX, "*": BOX_ON_GOAL,
-                 "@": PLAYER, "+": PLAYER_ON_GOAL}
+_SYMBOL_CLASS = {
+    "_": FLOOR,
+    " ": FLOOR,
+    "-": FLOOR,
+    "#": WALL,
+    ".": GOAL,
+    "$": BOX,
+    "*": BOX_ON_GOAL,
+    "@": PLAYER,
+    "+": PLAYER_ON_GOAL,
+}
 _CLASS_SYMBOL = {FLOOR: "_", WALL: "#", GOAL: ".", BOX: "$", BOX_ON_GOAL: "*", PLAYER: "@", PLAYER_ON_GOAL: "+"}
 
 
 class SokobanPuzzle(Puzzle):
     family: ClassVar[str] = "sokoban"
     class_names: ClassVar[tuple[str, ...]] = (
-        "floor", "wall", "goal", "box", "box_on_goal", "player", "player_on_goal",
+        "floor",
+        "wall",
+        "goal",
+        "box",
+        "box_on_goal",
+        "player",
+        "player_on_goal",
     )
     palette: ClassVar[np.ndarray] = np.array(
-        [(222, 222, 222), (72, 52, 40), (242, 150, 150), (205, 130, 20), (40, 175, 60), (35, 80, 225),
-         (150, 40, 200)],
+        [(222, 222, 222), (72, 52, 40), (242, 150, 150), (205, 130, 20), (40, 175, 60), (35, 80, 225), (150, 40, 200)],
         dtype=np.uint8,
     )
     step_unit: ClassVar[str] = "pushes"
 
-    def __init__(self, rows: int, cols: int, walls: Iterable[int], goals: Iterable[int], boxes: Iterable[int],
-                 player: int) -> None:
+    def __init__(
+        self, rows: int, cols: int, walls: Iterable[int], goals: Iterable[int], boxes: Iterable[int], player: int
+    ) -> None:
         self.rows, self.cols = rows, cols
         self.walls = frozenset(walls)
         self.goals = frozenset(goals)
@@ -140,9 +155,11 @@ class SokobanPuzzle(Puzzle):
         return "\n".join("".join(_CLASS_SYMBOL[int(v)] for v in row) for row in grid)
 
     def legend(self) -> str:
-        return ("Symbols: # wall, _ floor, . goal, $ box, * box on a goal, @ you, + you on a goal. "
-                "Moves: U (up), D (down), L (left), R (right); walking into a box pushes it one cell if the cell "
-                "behind it is free. Boxes cannot be pulled. Push every box onto a goal.")
+        return (
+            "Symbols: # wall, _ floor, . goal, $ box, * box on a goal, @ you, + you on a goal. "
+            "Moves: U (up), D (down), L (left), R (right); walking into a box pushes it one cell if the cell "
+            "behind it is free. Boxes cannot be pulled. Push every box onto a goal."
+        )
 
     def frame_state(self, cells: np.ndarray) -> tuple[Hashable | None, str | None]:
         flat = cells.reshape(-1)

@@ -36,10 +36,12 @@ class SokobanConfig(BaseModel):
         return self
 
 
-SOKOBAN_PRESETS: dict[str, dict] = {
-    "easy": {"width": 5, "height": 5, "num_boxes": 1, "reverse_steps": 60, "min_pushes": 3},
-    "medium": {"width": 6, "height": 6, "num_boxes": 2, "reverse_steps": 120, "min_pushes": 5},
-    "hard": {"width": 7, "height": 7, "num_boxes": 3, "reverse_steps": 200, "min_pushes": 8},
+SOKOBAN_PRESETS: dict[int, dict] = {  # the shared difficulty scale 1..5 (2, 3, 4 were easy, medium, hard)
+    1: {"width": 5, "height": 5, "num_boxes": 1, "reverse_steps": 40, "min_pushes": 2},
+    2: {"width": 5, "height": 5, "num_boxes": 1, "reverse_steps": 60, "min_pushes": 3},
+    3: {"width": 6, "height": 6, "num_boxes": 2, "reverse_steps": 120, "min_pushes": 5},
+    4: {"width": 7, "height": 7, "num_boxes": 3, "reverse_steps": 200, "min_pushes": 8},
+    5: {"width": 8, "height": 7, "num_boxes": 4, "reverse_steps": 250, "min_pushes": 10},  # ~1.4 s each
 }
 
 

@@ -11,7 +11,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import rlvr_gym
-from rlvr_gym.envs.puzzles.render import load_frames, png_data_url, render_moves, save_animation
+from rlvr_gym.envs.puzzles.frames import read_frames
+from rlvr_gym.envs.puzzles.render import png_data_url, render_moves, save_animation
 from rlvr_gym.envs.puzzles.tasks import puzzle_from_task, task_solution
 
 IDS = [f"rlvr/{name}{variant}-v0" for name in ("Sokoban", "Maze", "FlowFree") for variant in ("", "Frames")]
@@ -50,7 +51,8 @@ def test_task_rescorable_from_json(env_id):
     fresh = rlvr_gym.make(env_id, difficulty="hard")  # another config: the task's own spec is used
     assert fresh.verify(task, task["reference_actions"]).reward == 1.0
     meta = task["metadata"]
-    assert meta["index"] == 3 and meta["seed"] == 2 and meta["difficulty"] == "easy" and meta["config"]
+    assert meta["index"] == 3 and meta["seed"] == 2 and meta["difficulty"] == 2 and meta["config"]
+    assert task["id"] == f"{meta['family']}/train/3" and meta["family"] in env_id.lower()
 
 
 @pytest.mark.parametrize("action", ["UDLR", "up, left", "R R D", "<answer>r,r</answer>", "moves: ← ↑", "Down"])
@@ -77,15 +79,31 @@ def test_step_by_step_play_and_feedback(env_id):
     assert 0.75 < info["verdict"].reward < 1.0
 
 
-def test_illegal_move_stops_the_sequence_and_keeps_earlier_moves():
+def test_a_message_with_an_illegal_move_is_rejected_whole():
     env = rlvr_gym.make("rlvr/Maze-v0", difficulty="easy")
     env.reset(options={"task_index": 0})
     first = task_solution(env.task)[0]
     wall = next(m for m in "UDLR" if env.puzzle.apply(env.puzzle.apply(env.puzzle.start, first)[0], m)[0] is None)
     obs, _, terminated, _, info = env.step(f"{first} {wall} {first}")
-    assert not terminated and info["valid_action"] is False and info["moves_played"] == 1
+    assert not terminated and info["valid_action"] is False and info["moves_played"] == 0
     assert "move 2" in obs[0]["content"] and "wall" in obs[0]["content"]
-    assert env.state == env.puzzle.apply(env.puzzle.start, first)[0]
+    assert env.play.state == env.puzzle.start
+
+
+def test_moving_on_after_the_solution_and_hedged_answers_are_rejected():
+    env = rlvr_gym.make("rlvr/Maze-v0", difficulty="easy", max_turns=1)
+    task = env.get_task(0)
+    reference = task.reference_actions[0]
+    back = {"U": "D", "D": "U", "L": "R", "R": "L"}[reference.split()[-1]]
+    for hedge in (f"{reference} {back}", f"{reference}\n{reference}"):
+        verdict = env.verify(task, [hedge])
+        assert not verdict.passed and verdict.reward == 0.0, hedge
+    flow = rlvr_gym.make("rlvr/FlowFree-v0", difficulty="easy", max_turns=1)
+    task = flow.get_task(0)
+    lines = task.reference_actions[0].splitlines()
+    assert flow.verify(task, ["\n".join(lines)]).passed
+    verdict = flow.verify(task, ["\n".join([lines[0].rsplit(" ", 1)[0], *lines])])  # two paths for colour A
+    assert not verdict.passed and not verdict.valid and "two paths" in verdict.error
 
 
 def test_sokoban_restart_and_truncation_verdict_is_dense():
@@ -94,7 +112,7 @@ def test_sokoban_restart_and_truncation_verdict_is_dense():
     moves = task_solution(env.task)
     half = moves[: len(moves) - 1]
     env.step(" ".join(half) + " restart")
-    assert env.state == env.puzzle.initial_state()
+    assert env.play.state == env.puzzle.initial_state()
     *_, terminated, truncated, info = env.step(" ".join(half))
     assert truncated and not terminated
     verdict = info["verdict"]
@@ -125,7 +143,7 @@ def test_frames_env_accepts_arrays_lists_gif_and_paths(name, tmp_path):
     parts = obs[0]["content"]
     assert parts[0]["type"] == "text" and parts[1]["image_url"]["url"].startswith("data:image/png;base64,")
     frames = render_moves(env.puzzle, task_solution(env.task), env.tile_size)
-    assert np.array_equal(load_frames(parts[1]["image_url"]["url"])[0], frames[0])
+    assert np.array_equal(next(read_frames(parts[1]["image_url"]["url"])), frames[0])
     gif = save_animation(frames, tmp_path / "solution.gif")
     gif_url = "data:image/gif;base64," + base64.b64encode(gif.read_bytes()).decode()
     np.save(tmp_path / "solution.npy", frames)
@@ -141,8 +159,19 @@ def test_frames_env_rejects_bad_input_without_raising(tmp_path):
     env.reset(options={"task_index": 0})
     frames = render_moves(env.puzzle, task_solution(env.task), env.tile_size)
     np.save(tmp_path / "f.npy", frames)
-    bad = [frames.astype(np.float64), frames[..., 0], frames[:, :2, :2], [frames[0], frames[1][:4]], None, 3.5,
-           "data:image/png;base64,AAAA", str(tmp_path / "f.npy"), "", "x" * 10_000, np.zeros((600, 8, 8, 3), np.uint8)]
+    bad = [
+        frames.astype(np.float64),
+        frames[..., 0],
+        frames[:, :2, :2],
+        [frames[0], frames[1][:4]],
+        None,
+        3.5,
+        "data:image/png;base64,AAAA",
+        str(tmp_path / "f.npy"),
+        "",
+        "x" * 10_000,
+        np.zeros((600, 8, 8, 3), np.uint8),
+    ]
     for action in bad:
         obs, reward, terminated, truncated, info = env.step(action)
         assert info["valid_action"] is False and reward == 0.0 and not terminated, action
@@ -167,15 +196,17 @@ def test_animation_export_roundtrip(tmp_path):
     frames = render_moves(puzzle_from_task(task), task_solution(task))
     for name in ("t.png", "t.gif"):
         path = save_animation(frames, tmp_path / name)
-        back = load_frames(path)
+        back = np.stack(list(read_frames(str(path), allow_paths=True)))
         kept = [0] + [t for t in range(1, len(frames)) if not np.array_equal(frames[t], frames[t - 1])]
         assert np.array_equal(back, frames[kept])  # exact (flat colours), repeated frames merged by the encoder
-    assert np.array_equal(load_frames(png_data_url(frames[0])), frames[:1])
+    assert np.array_equal(np.stack(list(read_frames(png_data_url(frames[0])))), frames[:1])
 
 
 def test_package_import_stays_light():
-    code = ("import sys, rlvr_gym.envs.puzzles as p; p.register_envs(); "
-            "assert not [m for m in sys.modules if m.startswith('rlvr_gym.envs.puzzles.')], sys.modules")
+    code = (
+        "import sys, rlvr_gym.envs.puzzles as p; p.register_envs(); "
+        "assert not [m for m in sys.modules if m.startswith('rlvr_gym.envs.puzzles.')], sys.modules"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -185,21 +216,21 @@ def test_frames_env_single_turn_invalid_gives_zero_verdict():
     obs, reward, terminated, truncated, info = env.step("not frames")
     assert truncated and not terminated and info["valid_action"] is False
     verdict = info["verdict"]
-    assert verdict.reward == 0.0 and "no valid frame sequence" in verdict.feedback and verdict.error
+    assert verdict.reward == 0.0 and not verdict.valid and "could not read frames" in verdict.error
     assert set(verdict.components) >= {"solved", "progress", "legal_transitions"}
 
 
-def test_lazy_verify_frames_export():
-    from rlvr_gym.envs.puzzles import verify_frames
+def test_lazy_verify_export():
+    from rlvr_gym.envs.puzzles import verify
 
-    task = rlvr_gym.make("rlvr/Maze-v0", difficulty="easy").get_task(0)
+    task = rlvr_gym.make("rlvr/MazeFrames-v0", difficulty="easy").get_task(0)
     frames = render_moves(puzzle_from_task(task), task_solution(task))
-    assert verify_frames(task, frames).passed
+    assert verify(task, [frames]).passed
 
 
 def test_maze_path_f1_metric_text_and_frames():
+    from rlvr_gym.envs.puzzles.frames import verify_frames
     from rlvr_gym.envs.puzzles.render import render_grids
-    from rlvr_gym.envs.puzzles.verify import verify_frames
 
     env = rlvr_gym.make("rlvr/Maze-v0", difficulty="medium", max_turns=1)
     env.reset(options={"task_index": 0})
@@ -208,5 +239,5 @@ def test_maze_path_f1_metric_text_and_frames():
     assert verdict.components["path_f1"] == pytest.approx(2 * 7 / (7 + len(moves) + 1))
     puzzle = puzzle_from_task(env.task)
     grids = puzzle.reference_frame_cells(moves)
-    assert verify_frames(env.task, render_grids(puzzle, grids)).components["path_f1"] == 1.0
-    assert verify_frames(env.task, render_grids(puzzle, grids[:7])).components["path_f1"] == verdict.components["path_f1"]
+    assert verify_frames(puzzle, render_grids(puzzle, grids)).components["path_f1"] == 1.0
+    assert verify_frames(puzzle, render_grids(puzzle, grids[:7])).components["path_f1"] == verdict.components["path_f1"]

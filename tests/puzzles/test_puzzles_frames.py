@@ -6,14 +6,23 @@ import numpy as np
 import pytest
 
 import rlvr_gym
+from rlvr_gym.envs.puzzles import frames as frames_module
+from rlvr_gym.envs.puzzles.frames import analyze_frames
 from rlvr_gym.envs.puzzles.maze import PLAYER
 from rlvr_gym.envs.puzzles.render import render_grids, render_moves
 from rlvr_gym.envs.puzzles.tasks import puzzle_from_task, task_solution
-from rlvr_gym.envs.puzzles.verify import analyze_frames, verify_frames
+from rlvr_gym.envs.puzzles.verifier import verify
 
 
 def _task(name: str, difficulty: str = "medium", index: int = 0, seed: int = 3):
-    return rlvr_gym.make(f"rlvr/{name}-v0", difficulty=difficulty, seed=seed).get_task(index)
+    return rlvr_gym.make(f"rlvr/{name}Frames-v0", difficulty=difficulty, seed=seed).get_task(index)
+
+
+def verify_frames(task, frames, **settings):
+    """The frames verdict: through the family verifier, or with explicit settings through `frames.verify_frames`."""
+    if settings:
+        return frames_module.verify_frames(puzzle_from_task(task), frames, **settings)
+    return verify(task, [frames])
 
 
 def _grids(task):
@@ -40,7 +49,7 @@ def test_maze_teleport_detected_at_the_jump(use_noise, corrupt):
     task = _task("Maze", "medium")
     grids = _grids(task)
     k = len(grids) // 2
-    jumped = grids[:k] + grids[k + 3:]  # frame k shows the player 4 moves further on
+    jumped = grids[:k] + grids[k + 3 :]  # frame k shows the player 4 moves further on
     report = _check_illegal_at(task, jumped, k, corrupt if use_noise else None)
     assert "teleport" in report.transition_errors[k - 1]
     assert puzzle_from_task(task).frame_solved(puzzle_from_task(task).frame_state(jumped[-1])[0])
@@ -64,8 +73,13 @@ def _box_through_wall(puzzle, state):
     for box in boxes:
         for delta in puzzle.deltas.values():
             wall, beyond = box + delta, box + 2 * delta
-            if wall in puzzle.walls and 0 <= beyond < puzzle.rows * puzzle.cols and not puzzle.is_wall(beyond) \
-                    and beyond not in boxes and beyond != player:
+            if (
+                wall in puzzle.walls
+                and 0 <= beyond < puzzle.rows * puzzle.cols
+                and not puzzle.is_wall(beyond)
+                and beyond not in boxes
+                and beyond != player
+            ):
                 return (player, (boxes - {box}) | {beyond})
     return None
 
@@ -81,8 +95,11 @@ def test_sokoban_box_pushed_through_wall_detected(use_noise, corrupt):
         for k, state in enumerate(states[:-1]):
             bad = _box_through_wall(puzzle, state)
             if bad is not None:
-                grids = [puzzle.cells(s) for s in states[: k + 1]] + [puzzle.cells(bad)] + \
-                        [puzzle.cells(s) for s in states[k + 1:]]
+                grids = (
+                    [puzzle.cells(s) for s in states[: k + 1]]
+                    + [puzzle.cells(bad)]
+                    + [puzzle.cells(s) for s in states[k + 1 :]]
+                )
                 report = _check_illegal_at(task, grids, k + 1, corrupt if use_noise else None)
                 assert "box" in report.transition_errors[k]
                 return
@@ -119,7 +136,7 @@ def test_flowfree_crossing_flow_detected(use_noise, corrupt):
     grids = _grids(task)
     k = next(k for k in range(len(grids) // 2, len(grids)) if _crossing(puzzle, grids[k]) is not None)
     bad = _crossing(puzzle, grids[k])
-    report = _check_illegal_at(task, grids[: k + 1] + [bad] + grids[k + 1:], k + 1, corrupt if use_noise else None)
+    report = _check_illegal_at(task, grids[: k + 1] + [bad] + grids[k + 1 :], k + 1, corrupt if use_noise else None)
     assert "crossing" in report.transition_errors[k]
 
 
@@ -129,8 +146,9 @@ def test_flowfree_jump_and_branch_detected():
     grids = _grids(task)
     final = grids[-1].reshape(-1)
     start = grids[0].reshape(-1)
-    far = next(c for c in range(len(final)) if start[c] == 0
-               and all(start[j] != final[c] for j in puzzle.nbrs[c]))  # no cell of its colour next to it yet
+    far = next(
+        c for c in range(len(final)) if start[c] == 0 and all(start[j] != final[c] for j in puzzle.nbrs[c])
+    )  # no cell of its colour next to it yet
     early = start.copy()
     early[far] = final[far]
     report = _check_illegal_at(task, [grids[0], early.reshape(grids[0].shape)], 1)
@@ -204,23 +222,31 @@ def test_bad_frame_inputs_never_raise():
     task = _task("Maze", "easy")
     good = render_moves(puzzle_from_task(task), task_solution(task))
     bad_inputs = [
-        good.astype(np.float32), good[..., :2], good[0], np.zeros((0, 8, 8, 3), np.uint8), [], "frames",
-        None, 42, [good[0], good[1][:-1]], good[:, :3, :3],
+        good.astype(np.float32),
+        good[..., :2],
+        good[0],
+        np.zeros((0, 8, 8, 3), np.uint8),
+        [],
+        "frames",
+        None,
+        42,
+        [good[0], good[1][:-1]],
+        good[:, :3, :3],
     ]
     for bad in bad_inputs:
         verdict = verify_frames(task, bad)
-        assert verdict.reward == 0.0 and not verdict.passed and verdict.error
+        assert verdict.reward == 0.0 and not verdict.passed and verdict.error and not verdict.valid
     rng = np.random.default_rng(0)
     garbage = rng.integers(0, 256, size=(5, *good.shape[1:]), dtype=np.uint8)
     verdict = verify_frames(task, garbage)
     assert not verdict.passed and verdict.reward == 0.0
-    assert verify_frames(task.model_dump(mode="json"), list(good)).reward == 1.0  # from JSON, list of frames
+    assert verify(task.model_dump(mode="json"), [list(good)]).reward == 1.0  # from JSON, list of frames
 
 
 def test_non_square_board_resized_to_square_frames_and_text_references(corrupt):
     from rlvr_gym.envs.puzzles.render import png_data_url
 
-    env = rlvr_gym.make("rlvr/Sokoban-v0", difficulty="easy", config={"width": 7, "height": 4, "num_boxes": 2})
+    env = rlvr_gym.make("rlvr/SokobanFrames-v0", difficulty="easy", config={"width": 7, "height": 4, "num_boxes": 2})
     task = env.get_task(0)
     puzzle = puzzle_from_task(task)
     assert (puzzle.rows, puzzle.cols) == (6, 9)

@@ -29,8 +29,9 @@ def test_maze_unique_versus_multiple_paths():
     for i in range(15):
         unique, _ = generate_maze(MazeConfig(width=5, height=7), random.Random(i))
         assert (unique.rows, unique.cols) == (15, 11) and not has_multiple_paths(unique)
-        braided, moves = generate_maze(MazeConfig(width=5, height=7, paths="multiple", extra_openings=2),
-                                       random.Random(i))
+        braided, moves = generate_maze(
+            MazeConfig(width=5, height=7, paths="multiple", extra_openings=2), random.Random(i)
+        )
         assert has_multiple_paths(braided) and len(moves) == braided.goal_distance[braided.start]
 
 
@@ -47,13 +48,33 @@ def test_flowfree_knobs_and_solution_shape():
 
 @pytest.mark.parametrize("family", ["sokoban", "maze", "flowfree"])
 def test_presets_and_overrides(family):
-    assert make_config(family, "easy") != make_config(family, "hard")
-    with pytest.raises(ValueError):
-        make_config(family, "impossible")
+    assert make_config(family, "easy") == make_config(family, 2) != make_config(family, "hard")
+    assert len({make_config(family, level).model_dump_json() for level in range(1, 6)}) == 5
+    for bad in ("impossible", 0, 6, True):
+        with pytest.raises(ValueError):
+            make_config(family, bad)
 
 
 def test_env_config_overrides_reach_the_generator():
     env = rlvr_gym.make("rlvr/FlowFree-v0", difficulty="easy", config={"size": 4, "min_colours": 2, "max_colours": 3})
     task = env.get_task(0)
     assert task.ground_truth["spec"]["size"] == 4 and task.metadata["config"]["size"] == 4
-    assert task.id == "flowfree-easy-s0-0"
+    assert task.id == "flowfree/train/0" and task.metadata["difficulty"] == 2
+
+
+@pytest.mark.parametrize("family", ["sokoban", "maze", "flowfree"])
+def test_splits_disjoint_and_no_repeats_within_a_split(family):
+    import json
+
+    from rlvr_gym.envs.puzzles.tasks import SOURCES
+
+    for level in (2, 3):
+        specs = {}
+        for split in ("train", "eval"):
+            source = SOURCES[family](split=split, difficulty=level)
+            assert not source.allows_duplicates
+            specs[split] = [json.dumps(source.instance(i).puzzle.to_spec(), sort_keys=True) for i in range(60)]
+            assert len(set(specs[split])) == len(specs[split]), (family, level, split)
+        assert not set(specs["train"]) & set(specs["eval"])
+        assert source.task(0).id == f"{family}/eval/0"
+    assert SOURCES[family](difficulty=1).allows_duplicates  # declared: level 1 boards come from small spaces
