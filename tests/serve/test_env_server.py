@@ -1,0 +1,110 @@
+"""`rlvr-gym serve`: OpenEnv wire protocol, sessions, typed errors, secrets kept server-side, remote runner."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+
+import pytest
+import uvicorn
+import websockets.sync.client as websockets_sync
+from fastapi.testclient import TestClient
+
+import rlvr_gym
+from rlvr_gym.rollout import collect_sync
+from rlvr_gym.serve.app import create_app
+from rlvr_gym.serve.client import RemoteEnv
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = _free_port()
+    app = create_app("rlvr/MathArithmetic-v0", max_sessions=4, idle_s=60)
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    while not srv.started:
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}", app
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+def test_http_routes_and_typed_errors():
+    client = TestClient(create_app("rlvr/MathArithmetic-v0", max_sessions=1))
+    assert client.get("/health").json() == {"status": "healthy"}
+    assert set(client.get("/schema").json()) == {"action", "observation", "state", "reset_observation"}
+    first = client.post("/reset", json={"task_index": 3}).json()
+    sid = first["metadata"]["session_id"]
+    assert first["done"] is False and first["metadata"]["task"]["id"] == "math/train/3"
+    assert client.post("/reset", json={}).status_code == 503  # one session allowed
+    assert client.post("/step", json={"session_id": sid, "action": {"bad": 1}}).json()["error"]["code"] == \
+        "VALIDATION_ERROR"
+    assert client.post("/step", json={"session_id": "nope", "action": {"text": "1"}}).status_code == 404
+    assert client.post("/step", content=b"{not json").json()["error"]["code"] == "INVALID_JSON"
+    done = client.post("/step", json={"session_id": sid, "action": {"text": "\\boxed{0}"}}).json()
+    assert done["done"] is True and done["metadata"]["verdict"]["passed"] in (True, False)
+    assert client.get("/state", params={"session_id": sid}).json()["step_count"] == 1
+
+
+def test_secrets_never_leave_the_server():
+    client = TestClient(create_app("rlvr/MathArithmetic-v0"))
+    env = rlvr_gym.make("rlvr/MathArithmetic-v0")
+    env.reset(options={"task_index": 5})
+    secret = env.task.reference_actions[0]
+    reply = client.post("/reset", json={"task_index": 5})
+    assert secret not in reply.text and "ground_truth" not in reply.text and "reference_actions" not in reply.text
+
+
+def test_websocket_protocol_frames(server):
+    base, _ = server
+    with websockets_sync.connect(base.replace("http", "ws") + "/ws") as ws:
+        ws.send("{bad json")
+        assert json.loads(ws.recv())["data"]["code"] == "INVALID_JSON"
+        ws.send(json.dumps({"type": "dance"}))
+        assert json.loads(ws.recv())["data"]["code"] == "UNKNOWN_TYPE"
+        ws.send(json.dumps({"type": "reset", "data": {"task_index": 1}}))
+        obs = json.loads(ws.recv())
+        assert obs["type"] == "observation" and obs["data"]["done"] is False
+        ws.send(json.dumps({"type": "step", "data": {"text": "\\boxed{-1}"}}))
+        assert json.loads(ws.recv())["data"]["done"] is True
+        ws.send(json.dumps({"type": "state"}))
+        assert json.loads(ws.recv())["data"]["step_count"] == 1
+
+
+def test_openenv_client_drives_the_env(server):
+    openenv = pytest.importorskip("openenv")
+    base, _ = server
+    with openenv.GenericEnvClient(base_url=base).sync() as client:
+        first = client.reset(task_index=2)
+        assert first.done is False
+        result = client.step({"text": "\\boxed{12345}"})
+        assert result.done is True and result.reward == 0.0
+        assert client.state() is not None
+
+
+def test_runner_evaluates_a_remote_env_like_a_local_one(server):
+    base, _ = server
+
+    class Answer(rlvr_gym.Agent):
+        async def act(self, ctx, observation):
+            return rlvr_gym.AgentStep(text="\\boxed{7}")
+
+    remote = collect_sync("rlvr/Remote-v0", Answer(), tasks=4, env_kwargs={"base_url": base}, concurrency=2)
+    local = collect_sync("rlvr/MathArithmetic-v0", Answer(), tasks=4)
+    assert [e.task_id for e in remote] == [e.task_id for e in local]
+    assert [e.reward for e in remote] == [e.reward for e in local]
+    assert all(e.error is None for e in remote)
+
+
+def test_remote_env_without_address_is_unavailable():
+    with pytest.raises(rlvr_gym.EnvUnavailable):
+        RemoteEnv()
