@@ -347,7 +347,18 @@ def check_fuzz(env: Env, env_id: str, index: int, env_kwargs: dict[str, Any], n_
                        {"worst_big_step_ms": worst * 1000, "errors": float(len(errors))})
 
 
-def check_splits(env_id: str, env: Env, env_kwargs: dict[str, Any], n: int) -> CheckResult:
+def split_prompts(env: Env, n: int, budget_s: float) -> list[str]:
+    """Prompts of up to `n` tasks of `env`'s split, stopping early when generating them exceeds `budget_s`."""
+    prompts, t0 = [], time.perf_counter()
+    for index in sample_indices(env, n):
+        prompts.append(prompt_text(task_at(env, index)))
+        if time.perf_counter() - t0 > budget_s:
+            break
+    return prompts
+
+
+def check_splits(env_id: str, env: Env, env_kwargs: dict[str, Any], n: int = 200, budget_s: float = 10.0) -> CheckResult:
+    """Repeats within a split and overlap between splits, over up to `n` tasks per split (time-boxed)."""
     source = env.source
     if source is None or not hasattr(source, "split"):
         return CheckResult("splits", _status(env, "splits", False),
@@ -360,15 +371,15 @@ def check_splits(env_id: str, env: Env, env_kwargs: dict[str, Any], n: int) -> C
             return CheckResult("splits", _status(env, "splits", False),
                                _exception_note(env, "splits", f"env does not take split=: {exc}"))
         try:
-            prompts[split] = [prompt_text(task_at(other, i)) for i in sample_indices(other, n)]
+            prompts[split] = split_prompts(other, n, budget_s)
         finally:
             other.close()
     overlap = set(prompts["train"]) & set(prompts["eval"])
     dupes = {s: len(p) - len(set(p)) for s, p in prompts.items()}
     allowed = getattr(source, "allows_duplicates", False)
     ok = not overlap and (allowed or not any(dupes.values()))
-    detail = f"{len(overlap)} shared prompts; repeats train {dupes['train']}, eval {dupes['eval']}" + (
-        " (duplicates declared)" if allowed else "")
+    detail = (f"{len(prompts['train'])}+{len(prompts['eval'])} tasks: {len(overlap)} shared prompts; repeats train "
+              f"{dupes['train']}, eval {dupes['eval']}" + (" (duplicates declared)" if allowed else ""))
     return CheckResult("splits", _status(env, "splits", ok), _exception_note(env, "splits", detail),
                        {"overlap": float(len(overlap))})
 
@@ -410,7 +421,7 @@ def run_checks(env_id: str, *, tasks: int = 20, checks: Sequence[str] = CHECKS,
             "wrong_answers": lambda: check_wrong_answers(env, env_id, sampled),
             "hacks": lambda: check_hacks(env, env_id, sampled[: max(1, min(len(sampled), 5))]),
             "fuzz": lambda: check_fuzz(env, env_id, sampled[0].metadata.get("index", 0) if sampled else 0, env_kwargs),
-            "splits": lambda: check_splits(env_id, env, env_kwargs, tasks),
+            "splits": lambda: check_splits(env_id, env, env_kwargs, max(tasks, 200)),
             "verify_time": lambda: check_verify_time(env, sampled),
         }
         for name in checks:
