@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import secrets
 import sys
 from collections.abc import Sequence
+
+from ..localserve import add_bind_arguments, resolve_token
 
 
 def register_envs() -> None:
@@ -30,19 +31,14 @@ def parse_value(text: str) -> object:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="rlvr-gym serve", description=__doc__.splitlines()[0])
     parser.add_argument("env", help="registered env id, e.g. rlvr/Math-v0")
-    parser.add_argument("--host", default="127.0.0.1", help="bind address (default loopback only)")
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--allow-remote", action="store_true", help="permit a non-loopback --host (needs a token)")
-    parser.add_argument("--token", help="bearer token clients must send (generated when --allow-remote without one)")
+    add_bind_arguments(parser, port=8000)
     parser.add_argument("--max-sessions", type=int, default=64)
     parser.add_argument("--idle-s", type=float, default=600.0, help="close sessions idle this long")
     parser.add_argument("--env-arg", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    loopback = args.host in ("127.0.0.1", "localhost", "::1")
-    if not loopback and not args.allow_remote:
-        print("serve: binding beyond loopback needs --allow-remote (and a token)", file=sys.stderr)
+    allowed, token = resolve_token(args, "serve")
+    if not allowed:
         return 2
-    token = args.token or (None if loopback else secrets.token_urlsafe(24))
     kwargs = {k: parse_value(v) for k, _, v in (item.partition("=") for item in args.env_arg)}
     import uvicorn
 
