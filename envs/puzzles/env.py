@@ -16,7 +16,6 @@ from gymnasium import spaces
 from rlvr_gym import Env, Message, StepResult, Task, Verdict, feedback
 
 from .frames import DEFAULT_MIN_CONFIDENCE, invalid_verdict
-from .media import FrameLimits
 from .prompts import frames_prompt, frames_reference, text_prompt, text_reference
 from .render import DEFAULT_TILE, render_state
 from .tasks import SOURCES, difficulty_level, puzzle_from_task
@@ -284,5 +283,4 @@ __all__ = [
     "PuzzleTextEnv",
     "SokobanEnv",
     "SokobanFramesEnv",
-    "FrameLimits",
 ]

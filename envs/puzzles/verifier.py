@@ -222,21 +222,17 @@ def wrong_frame_grids(task: Task, rng: random.Random) -> dict[str, list[np.ndarr
     puzzle = puzzle_from_task(task)
     grids = puzzle.reference_frame_cells(task_solution(task))
     other = other_instance(task)
+    max_moves = frame_settings(task)["max_moves"]
     k = rng.randrange(1, len(grids) - 1) if len(grids) > 2 else 1
     candidates = {
         "truncated": grids[:-1],
-        "skipped_frame": _skip_a_frame(puzzle, grids, k, **_max_moves(task)),
+        "skipped_frame": _skip_a_frame(puzzle, grids, k, max_moves),
         "tampered_cell": _tamper(puzzle, grids, k, rng),
         "jump_to_solved": grids[:k] + [grids[-1]],
         "other_instance": other.puzzle.reference_frame_cells(other.moves),
         "reversed": grids[::-1],
     }
-    settings = frame_settings(task)
-    return {name: g for name, g in candidates.items() if g and not _grids_pass(puzzle, g, settings["max_moves"])}
-
-
-def _max_moves(task: Task) -> dict[str, int]:
-    return {"max_moves": frame_settings(task)["max_moves"]}
+    return {name: g for name, g in candidates.items() if g and not _grids_pass(puzzle, g, max_moves)}
 
 
 def _grids_pass(puzzle: Puzzle, grids: list[np.ndarray], max_moves: int) -> bool:
