@@ -32,11 +32,14 @@ phase() {
 phase install bash scripts/install.sh --all
 phase sandbox-setup bash scripts/setup_sandbox.sh
 phase server-setup bash scripts/setup_server.sh
+phase browser-setup bash scripts/setup_browser.sh
 trap - EXIT
 timings
 
 # Container tests must run (not skip) wherever this script runs: setup_sandbox.sh installed podman above.
 export RLVR_REQUIRE_CONTAINER=1
+# Likewise the real-browser tests (WebShop site, run viewer): setup_browser.sh installed Debian's chromium.
+export RLVR_REQUIRE_BROWSER=1
 printf '[test.sh] == pytest (load %s)\n' "$(load)"
 # pytest's exit status is the script's: 1 for failures, and 5 (nothing collected) is non-zero too.
 exec .venv/bin/python -m pytest -q --durations=15 "$@"
