@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
 import threading
@@ -42,8 +43,6 @@ def runs(tmp_path_factory, monkeypatch_module=None):
 
 @pytest.fixture(scope="module")
 def client(runs, tmp_path_factory):
-    import os
-
     os.environ["RLVR_GYM_CACHE"] = str(tmp_path_factory.mktemp("cache"))
     return TestClient(create_app(runs))
 
@@ -103,8 +102,10 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.mark.skipif(not shutil.which("chromium"), reason="Debian chromium not installed (scripts/setup_browser.sh)")
 def test_real_browser(runs):
+    if not shutil.which("chromium"):  # scripts/test.sh installs it and sets RLVR_REQUIRE_BROWSER=1: no silent skip
+        missing = "Debian chromium not installed (scripts/setup_browser.sh)"
+        pytest.fail(missing) if os.environ.get("RLVR_REQUIRE_BROWSER") else pytest.skip(missing)
     uvicorn = pytest.importorskip("uvicorn")
     sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
     port = _free_port()
