@@ -9,7 +9,7 @@ or of a careful reviewer:
 | determinism   | tasks and verdicts are identical in two fresh processes with different hash seeds           |
 | wrong_answers | every trajectory from the family's wrong-answer generator scores below a pass               |
 | hacks         | empty, echo, format-only, every-candidate-at-once, huge, junk and grader-aimed outputs score 0 |
-| fuzz          | random and adversarial 1 MB actions never raise; a 1 MB action stays under the step budget   |
+| fuzz          | random and adversarial 1 MB actions never raise; a 1 MB action stays under the step budget (CPU) |
 | splits        | no repeated prompt within a split (unless declared) and no prompt shared by train and eval  |
 | verify_time   | p99 of one `verify` call on a reference trajectory is under `Env.verify_budget_s`           |
 
@@ -261,13 +261,15 @@ def adversarial_actions() -> dict[str, str]:
 
 
 def _timed_step(env: Env, index: int, action: str) -> tuple[float, str | None]:
+    """CPU seconds of one step (this process, all threads): steady on a shared machine, and what a parser
+    blow-up costs; a step that hangs instead is caught by the child's wall-clock limit."""
     env.reset(options={"task_index": index})
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     try:
         env.step_result(action)
     except Exception as exc:  # the check reports it; an env must never raise on a string
-        return time.perf_counter() - t0, f"{type(exc).__name__}: {str(exc)[:120]}"
-    return time.perf_counter() - t0, None
+        return time.process_time() - t0, f"{type(exc).__name__}: {str(exc)[:120]}"
+    return time.process_time() - t0, None
 
 
 def fuzz_child(env_id: str, index: int, names: Sequence[str], env_kwargs: dict[str, Any]) -> None:
