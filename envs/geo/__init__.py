@@ -1,0 +1,12 @@
+"""GeoX family: procedural aerial scenes, a typed spatial DSL and exact-answer verification."""
+
+
+def register_envs() -> None:
+    from rlvr_gym import register
+
+    register(
+        "rlvr/GeoX-v0",
+        "rlvr_gym.envs.geo.env:GeoEnv",
+        family="geo",
+        description="Evaluate a spatial DSL program on a procedural aerial scene (image + text)",
+    )
