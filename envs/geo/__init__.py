@@ -10,3 +10,11 @@ def register_envs() -> None:
         family="geo",
         description="Evaluate a spatial DSL program on a procedural aerial scene (image + text)",
     )
+    for mode in ("Abduction", "Induction"):
+        register(
+            f"rlvr/GeoX-{mode}-v0",
+            "rlvr_gym.envs.geo.env:GeoEnv",
+            family="geo",
+            description=f"GeoX {mode.lower()}: spatial DSL over procedural aerial scenes",
+            mode=mode.lower(),
+        )

@@ -15,9 +15,11 @@ class GeoEnv(AnswerEnv):
     family = "geo"
     verify_budget_s = 0.2
 
-    def __init__(self, *, split: str = "train", seed: int = 0, render: str = "both", **kwargs: Any) -> None:
+    def __init__(
+        self, *, split: str = "train", seed: int = 0, render: str = "both", mode: str = "deduction", **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
-        self.source = GeoTasks(split=split, seed=seed, render=render)
+        self.source = GeoTasks(split=split, seed=seed, render=render, mode=mode)
 
     def score_answer(self, task: Task, text: str) -> Verdict:
         return verifier.verify(task, [text])

@@ -7,19 +7,25 @@ import random
 from typing import Any
 
 from rlvr_gym import Message, Task
-from rlvr_gym.family import TaskSource
+from rlvr_gym.family import TaskSource, stable_seed
 from rlvr_gym.types import ContentPart
 
 from . import dsl
+from .modes import make_abduction
 from .scene import CLASSES, SOURCES
 
-INSTRUCTIONS = (
-    "Evaluate the spatial program on the aerial scene. Operators: objects(class), within(set, NW|NE|SW|SE|center),"
-    " near(set, obj, metres), count, total_area, largest, nearest(obj, set), area, distance (centroids, metres),"
-    " direction(from, to) as one of E NE N NW W SW S SE, class_of, gt(a, b) -> yes|no. "
-    "Numbers: counts exact; distances within max(5%, 2 m); areas within max(5%, 10 m2). "
-    "Reply with exactly one line `ANSWER: <value>` (numbers to one decimal place)."
+MODES = ("deduction", "abduction", "induction")
+DSL_HELP = (
+    "DSL (JSON lists): objects(class), within(set, NW|NE|SW|SE|center), near(set, obj, metres), count, total_area,"
+    " largest, nearest(obj, set), area, distance (between centroids, metres), direction(from, to) as one of"
+    " E NE N NW W SW S SE, class_of, gt(a, b) -> yes|no. Classes: road water building tree vehicle. "
 )
+INSTRUCTIONS = {
+    "deduction": DSL_HELP + "Numbers: counts exact; distances within max(5%, 2 m); areas within max(5%, 10 m2). "
+    "Reply with exactly one line `ANSWER: <value>`.",
+    "abduction": DSL_HELP + "Reply with exactly one line `ANSWER: <literal>`.",
+    "induction": DSL_HELP,
+}
 
 
 def random_program(rng: random.Random) -> list[Any]:
@@ -51,16 +57,31 @@ def random_program(rng: random.Random) -> list[Any]:
     return ["gt", ["count", some_set(1)], ["count", some_set(1)]]
 
 
-def valid_task(program: list[Any], scene) -> Any | None:
-    """The program's value when it is well-typed, executes without empty sets/near-ties and is non-trivial."""
+def probe_seeds(scene_seed: int) -> list[int]:
+    """Eight other scenes a program must vary across (spec: non-trivial across a probe batch)."""
+    return [stable_seed("geo-probe", scene_seed, k) % 2**31 for k in range(8)]
+
+
+def valid_task(program: list[Any], scene, scenes=None) -> tuple[Any, str] | None:
+    """The program's value when well-typed, it executes (no empty sets, no near-ties), is non-zero and non-constant.
+
+    With `scenes` (a SceneSource), the answer must also differ on at least one probe scene.
+    """
     try:
         value, kind = dsl.evaluate(program, scene)
     except dsl.ProgramError:
         return None
-    if kind == "num" and value == 0:
+    if (kind == "num" and value == 0) or (program[0] == "distance" and value < 1.0):
         return None
-    if program[0] == "distance" and value < 1.0:
-        return None
+    if scenes is not None:
+        outputs = set()
+        for seed in probe_seeds(scene.seed):
+            try:
+                outputs.add(format_answer(dsl.evaluate(program, scenes.scene(seed))[0]))
+            except dsl.ProgramError:
+                continue
+        if outputs <= {format_answer(value)}:
+            return None
     return value, kind
 
 
@@ -83,46 +104,97 @@ class GeoTasks(TaskSource):
     family = "geo"
 
     def __init__(
-        self, *, split: str = "train", seed: int = 0, source: str = "procedural", render: str = "both"
+        self,
+        *,
+        split: str = "train",
+        seed: int = 0,
+        source: str = "procedural",
+        render: str = "both",
+        mode: str = "deduction",
     ) -> None:
         super().__init__(split=split, seed=seed)
         if render not in ("both", "text", "image"):
             raise ValueError("render must be 'both', 'text' or 'image'")
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}")
+        self.mode = mode
         self.scenes = SOURCES[source]
         self.render = render
 
     def _make(self, rng: random.Random) -> dict[str, Any]:
-        for _ in range(200):
+        for _ in range(400):
             scene_seed = rng.randrange(2**31)
             program = random_program(rng)
-            found = valid_task(program, self.scenes.scene(scene_seed))
-            if found is not None:
-                return {
-                    "scene_seed": scene_seed,
-                    "program": program,
-                    "value": found[0],
-                    "unit": unit_of(program, found[1]),
-                }
-        raise RuntimeError("geo: no valid program in 200 draws")
+            found = valid_task(program, self.scenes.scene(scene_seed), self.scenes)
+            if found is None:
+                continue
+            item = {"scene_seed": scene_seed, "program": program, "value": found[0], "unit": unit_of(program, found[1])}
+            if self.mode == "abduction":
+                hole = make_abduction(program, self.scenes.scene(scene_seed), rng)
+                if hole is None:
+                    continue
+                item["hole"] = hole
+            if self.mode == "induction":
+                seeds = [scene_seed, *[rng.randrange(2**31) for _ in range(4)]]
+                values = [valid_task(program, self.scenes.scene(s)) for s in seeds]
+                if any(v is None for v in values) or len({format_answer(v[0]) for v in values[:3]}) < 2:
+                    continue
+                item["seeds"], item["values"] = seeds, [v[0] for v in values]
+            return item
+        raise RuntimeError("geo: no valid program in 400 draws")
 
-    def task(self, index: int) -> Task:
-        item = self.draw(index, self._make, lambda it: f"{it['scene_seed']}|{json.dumps(it['program'])}")
-        scene = self.scenes.scene(item["scene_seed"])
-        text = f"{INSTRUCTIONS}\n\nProgram: {json.dumps(item['program'])}"
-        parts = []
+    def _scene_parts(self, seed: int, caption: str) -> list[ContentPart]:
+        scene = self.scenes.scene(seed)
+        parts = [ContentPart(type="text", text=caption)]
         if self.render in ("both", "image"):
             parts.append(ContentPart(type="image_url", image_url={"url": scene.data_url()}))
         if self.render in ("both", "text"):
-            text = f"{scene.to_text()}\n\n{text}"
-        parts.append(ContentPart(type="text", text=text))
-        answer = format_answer(item["value"])
+            parts.append(ContentPart(type="text", text=scene.to_text()))
+        return parts
+
+    def task(self, index: int) -> Task:
+        item = self.draw(index, self._make, lambda it: f"{self.mode}|{it['scene_seed']}|{json.dumps(it['program'])}")
+        program = json.dumps(item["program"])
+        truth: dict[str, Any] = {
+            "mode": self.mode,
+            "scene_source": self.scenes.name,
+            "scene_seed": item["scene_seed"],
+            "value": item["value"],
+            "unit": item["unit"],
+            "program": item["program"],
+        }
+        if self.mode == "deduction":
+            parts = self._scene_parts(item["scene_seed"], "Scene:")
+            ask = f"Program: {program}\nWhat is its value on this scene?"
+            answer = format_answer(item["value"])
+        elif self.mode == "abduction":
+            hole = item["hole"]
+            truth["hole"] = hole
+            parts = self._scene_parts(item["scene_seed"], "Scene:")
+            ask = (
+                f'Program with a hole: {json.dumps(hole["shown"])}\nFill the hole "?" (a {hole["kind"]} literal) '
+                f"so the program's value on this scene is {format_answer(item['value'])}."
+            )
+            answer = str(hole["answer"])
+        else:
+            truth["seeds"], truth["values"] = item["seeds"], item["values"]
+            parts = []
+            for k in range(3):
+                parts += self._scene_parts(
+                    item["seeds"][k], f"Example {k + 1}: answer {format_answer(item['values'][k])}"
+                )
+            ask = (
+                "Write one program that gives these answers on the example scenes (and on hidden scenes of the same "
+                "kind). Reply with `ANSWER: <program as a JSON list on one line>`."
+            )
+            answer = program
+        parts.append(ContentPart(type="text", text=f"{INSTRUCTIONS[self.mode]}\n\n{ask}"))
         return self.make_task(
             index,
             prompt=[Message(role="user", content=parts)],
-            ground_truth={"value": item["value"], "unit": item["unit"], "program": item["program"]},
+            ground_truth=truth,
             reference_actions=[f"ANSWER: {answer}"],
-            difficulty=min(5, max(1, _depth(item["program"]) - 1)),
-            mode="deduction",
+            difficulty=min(5, max(1, _depth(item["program"]) - 1 + (self.mode == "induction"))),
+            mode=self.mode,
             scene_source=self.scenes.name,
-            scene_seed=item["scene_seed"],
         )

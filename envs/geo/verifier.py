@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import random
 import re
+from typing import Any
 
 from rlvr_gym import Task, Verdict
 
-from . import dsl
+from . import dsl, modes
+from .scene import CLASSES, SOURCES
 
 MAX_RESPONSE = 20_000
 _NUMBER = re.compile(r"-?\d{1,9}(?:\.\d{1,6})?")
@@ -21,23 +24,57 @@ def extract(text: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
-def verify(task: Task, trajectory: list[str]) -> Verdict:
-    truth = task.ground_truth
-    if not trajectory or not isinstance(trajectory[-1], str):
-        return Verdict.invalid("no answer")
-    answer = extract(trajectory[-1])
-    if answer is None:
-        return Verdict.invalid("expected exactly one line `ANSWER: <value>`")
+def _number(answer: str) -> float | int | None:
+    if not _NUMBER.fullmatch(answer):
+        return None
+    value = float(answer)
+    return int(value) if value.is_integer() else value
+
+
+def _matches(unit: str, expected: Any, given: Any) -> bool:
+    return given is not None and dsl.answers_equal(unit, expected, given)
+
+
+def _scene(truth: dict[str, Any], seed: int):
+    return SOURCES[truth["scene_source"]].scene(seed)
+
+
+def _judge_value(truth: dict[str, Any], answer: str) -> Verdict:
     unit = truth["unit"]
     if unit in dsl.UNITS.values():
-        if not _NUMBER.fullmatch(answer):
+        given = _number(answer)
+        if given is None:
             return Verdict.invalid("the answer is not a number")
-        given: object = float(answer) if "." in answer else int(answer)
-        if isinstance(truth["value"], int) and isinstance(given, float):
-            given = given if not given.is_integer() else int(given)
     else:
         given = answer
-    ok = dsl.answers_equal(unit, truth["value"], given)
+    return _verdict(_matches(unit, truth["value"], given))
+
+
+def _judge_hole(truth: dict[str, Any], answer: str) -> Verdict:
+    hole = truth["hole"]
+    literal = modes.parse_literal(hole["kind"], answer)
+    if literal is None:
+        return Verdict.invalid(f"type_error: not a {hole['kind']} literal")
+    program = modes.substitute(hole["shown"], tuple(hole["path"]), literal)
+    return _verdict(_matches(truth["unit"], truth["value"], modes.outcome(program, _scene(truth, truth["scene_seed"]))))
+
+
+def _judge_program(truth: dict[str, Any], answer: str) -> Verdict:
+    try:
+        program = dsl.parse(answer)
+        dsl.typecheck(program)
+    except dsl.ProgramError as exc:
+        return Verdict.invalid(str(exc))
+    hits = [
+        _matches(truth["unit"], value, modes.outcome(program, _scene(truth, seed)))
+        for seed, value in zip(truth["seeds"], truth["values"], strict=True)
+    ]
+    verdict = _verdict(all(hits))
+    verdict.components["scenes_matched"] = float(sum(hits))
+    return verdict
+
+
+def _verdict(ok: bool) -> Verdict:
     return Verdict(
         reward=1.0 if ok else 0.0,
         passed=ok,
@@ -46,14 +83,41 @@ def verify(task: Task, trajectory: list[str]) -> Verdict:
     )
 
 
+JUDGES = {"deduction": _judge_value, "abduction": _judge_hole, "induction": _judge_program}
+
+
+def verify(task: Task, trajectory: list[str]) -> Verdict:
+    """Extract the one committed answer, then decide by trusted execution on ground-truth scenes."""
+    if not trajectory or not isinstance(trajectory[-1], str):
+        return Verdict.invalid("no answer")
+    answer = extract(trajectory[-1])
+    if answer is None:
+        return Verdict.invalid("expected exactly one line `ANSWER: <value>`")
+    truth = task.ground_truth
+    return JUDGES[truth["mode"]](truth, answer)
+
+
 def wrong_answers(task: Task, rng: random.Random) -> list[list[str]]:
-    """Near-miss numbers, a wrong compass point, a wrong class or yes/no flipped."""
-    value, unit = task.ground_truth["value"], task.ground_truth["unit"]
+    """Near-miss numbers, a wrong compass point / class / yes-no, a wrong hole literal, a mutated program."""
+    truth = task.ground_truth
+    mode, value, unit = truth["mode"], truth["value"], truth["unit"]
+    if mode == "abduction":
+        others = [c for c in modes.CANDIDATES[truth["hole"]["kind"]] if c != truth["hole"]["answer"]]
+        return [[f"ANSWER: {c}"] for c in others if not verify(task, [f"ANSWER: {c}"]).passed][:3]
+    if mode == "induction":
+        mutants = []
+        for path, kind in modes.literal_slots(truth["program"]):
+            for c in modes.CANDIDATES[kind]:
+                text = f"ANSWER: {json.dumps(modes.substitute(truth['program'], path, c))}"
+                if not verify(task, [text]).passed:
+                    mutants.append([text])
+        rng.shuffle(mutants)
+        return mutants[:3] or [['ANSWER: ["count", ["objects", "road"]]']]
     if unit == "count":
         return [[f"ANSWER: {value + d}"] for d in (1, -1, 2) if value + d >= 0]
     if unit in dsl.UNITS.values():
         step = 1.5 * dsl.tolerance(unit, value)
         return [[f"ANSWER: {value + sign * step:.1f}"] for sign in (1, -1, 3) if value + sign * step >= 0]
-    pool = {"dir": dsl.DIRECTIONS, "bool": ("yes", "no")}.get(unit, ("road", "water", "building", "tree", "vehicle"))
+    pool = {"dir": dsl.DIRECTIONS, "bool": ("yes", "no")}.get(unit, CLASSES)
     others = [p for p in pool if p != value]
     return [[f"ANSWER: {o}"] for o in rng.sample(others, min(2, len(others)))]

@@ -50,9 +50,10 @@ def test_typed_rejections(program, kind):
     assert info.value.kind == kind
 
 
-def test_reference_answers_pass_and_wrong_answers_fail():
-    source = GeoTasks(split="train")
-    for index in range(30):
+@pytest.mark.parametrize("mode", ["deduction", "abduction", "induction"])
+def test_reference_answers_pass_and_wrong_answers_fail(mode):
+    source = GeoTasks(split="train", mode=mode)
+    for index in range(20):
         task = source.task(index)
         assert verifier.verify(task, task.reference_actions).reward == 1.0
         for wrong in verifier.wrong_answers(task, random.Random(index)):
@@ -69,4 +70,21 @@ def test_text_render_has_no_image():
     task = GeoTasks(split="eval", render="text").task(0)
     parts = task.prompt[0].content
     assert all(part.type == "text" for part in parts)
-    assert "Objects:" in parts[0].text
+    assert "Objects:" in "".join(part.text for part in parts)
+
+
+@pytest.mark.parametrize("answer", ['ANSWER: ["count"', "ANSWER: " + "[" * 5000, 'ANSWER: ["objects", "tree"]'])
+def test_induction_bad_programs_never_pass(answer):
+    task = GeoTasks(split="train", mode="induction").task(2)
+    assert verifier.verify(task, [answer]).reward == 0.0
+
+
+def test_induction_typed_invalid_for_malformed_program():
+    task = GeoTasks(split="train", mode="induction").task(2)
+    verdict = verifier.verify(task, ['ANSWER: ["count", ["objects", 3]]'])
+    assert not verdict.valid and "type_error" in verdict.error
+
+
+def test_tasks_vary_across_probe_scenes():
+    task = GeoTasks(split="train", mode="induction").task(4)
+    assert len({str(v) for v in task.ground_truth["values"]}) >= 2

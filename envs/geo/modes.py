@@ -1,0 +1,75 @@
+"""Abduction and induction items (spec §3.3): holes in programs and programs from examples.
+
+Both are checked only by re-executing programs on ground-truth scenes, never by comparing program text.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from . import dsl
+from .scene import CLASSES
+
+HOLE = "?"
+CANDIDATES = {"cls": CLASSES, "quadrant": dsl.QUADRANTS, "num": (20, 30, 40, 60, 80)}
+
+
+def literal_slots(program: Any, path: tuple[int, ...] = ()) -> list[tuple[tuple[int, ...], str]]:
+    """Paths of literal arguments with their kind (cls, quadrant, num)."""
+    if not isinstance(program, list):
+        return []
+    arg_types = dsl.SIGNATURES[program[0]][0]
+    slots = []
+    for i, (want, arg) in enumerate(zip(arg_types, program[1:], strict=True), start=1):
+        if want.startswith("lit:"):
+            slots.append(((*path, i), want[4:]))
+        else:
+            slots.extend(literal_slots(arg, (*path, i)))
+    return slots
+
+
+def substitute(program: Any, path: tuple[int, ...], value: Any) -> Any:
+    if not path:
+        return value
+    copy = list(program)
+    copy[path[0]] = substitute(program[path[0]], path[1:], value)
+    return copy
+
+
+def get(program: Any, path: tuple[int, ...]) -> Any:
+    for i in path:
+        program = program[i]
+    return program
+
+
+def parse_literal(kind: str, text: str) -> Any:
+    """A hole answer as a literal of its kind, or None."""
+    if kind == "num":
+        return int(text) if text.isdigit() and len(text) <= 4 else None
+    return text if text in CANDIDATES[kind] else None
+
+
+def outcome(program: Any, scene) -> str | None:
+    try:
+        value, _ = dsl.evaluate(program, scene)
+    except dsl.ProgramError:
+        return None
+    return value
+
+
+def make_abduction(program: list[Any], scene, rng: random.Random) -> dict[str, Any] | None:
+    """Pick a literal hole whose value matters: some other candidate changes or breaks the output."""
+    slots = literal_slots(program)
+    rng.shuffle(slots)
+    target = outcome(program, scene)
+    for path, kind in slots:
+        others = [c for c in CANDIDATES[kind] if c != get(program, path)]
+        if any(outcome(substitute(program, path, c), scene) != target for c in others):
+            return {
+                "path": list(path),
+                "kind": kind,
+                "answer": get(program, path),
+                "shown": substitute(program, path, HOLE),
+            }
+    return None
