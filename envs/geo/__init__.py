@@ -18,3 +18,9 @@ def register_envs() -> None:
             description=f"GeoX {mode.lower()}: spatial DSL over procedural aerial scenes",
             mode=mode.lower(),
         )
+    register(
+        "rlvr/GeoX-Tools-v0",
+        "rlvr_gym.envs.geo.env:GeoToolsEnv",
+        family="geo",
+        description="GeoX deduction with a segment(class) perception tool (ColorSeg by default), multi-turn",
+    )

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import random
+import re
+from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
-from rlvr_gym import AnswerEnv, Task, Verdict
+from rlvr_gym import AnswerEnv, Env, Message, StepResult, Task, Verdict
+from rlvr_gym.env import feedback
 
 from . import verifier
+from .perception import SEGMENTERS
+from .scene import SOURCES
 from .tasks import GeoTasks
+
+_TOOL_CALL = re.compile(r"segment\(\s*([a-z]{1,16})\s*\)")
 
 
 class GeoEnv(AnswerEnv):
@@ -23,6 +32,53 @@ class GeoEnv(AnswerEnv):
 
     def score_answer(self, task: Task, text: str) -> Verdict:
         return verifier.verify(task, [text])
+
+    def wrong_answers(self, task: Task, rng: random.Random) -> list[list[str]]:
+        return verifier.wrong_answers(task, rng)
+
+
+class GeoToolsEnv(Env):
+    """Multi-turn GeoX: the agent may call `segment(<class>)` (a perception tool) before its `ANSWER:` line.
+
+    The verdict is the same pure verifier as the single-turn env: tool calls change what the agent knows, not how
+    it is judged.
+    """
+
+    family = "geo"
+    verify_budget_s = 0.5
+
+    def __init__(
+        self,
+        *,
+        split: str = "train",
+        seed: int = 0,
+        render: str = "both",
+        mode: str = "deduction",
+        segmenter: str = "colorseg",
+        max_turns: int = 6,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(max_turns=max_turns, **kwargs)
+        self.source = GeoTasks(split=split, seed=seed, render=render, mode=mode)
+        self.segmenter = SEGMENTERS[segmenter]()
+
+    def start(self, task: Task) -> list[Message]:
+        hint = Message(role="user", content=f"Tool: reply `segment(<class>)` to get {self.segmenter.name} detections.")
+        return [*task.prompt_messages(), hint]
+
+    def respond(self, action: str) -> StepResult:
+        assert self.task is not None
+        call = _TOOL_CALL.fullmatch(action.strip()[:64]) if len(action) < 256 else None
+        if call is not None:
+            scene = SOURCES[self.task.ground_truth["scene_source"]].scene(self.task.ground_truth["scene_seed"])
+            found = [asdict(d) for d in self.segmenter.segment(scene, call.group(1))]
+            return StepResult(observation=feedback(json.dumps(found)))
+        verdict = verifier.verify(self.task, [action])
+        return StepResult(reward=verdict.reward, terminated=True, valid_action=verdict.valid, verdict=verdict)
+
+    def verify(self, task: Task | dict[str, Any], actions: Sequence[str]) -> Verdict:
+        answers = [a for a in actions if _TOOL_CALL.fullmatch(a.strip()[:64]) is None or len(a) >= 256]
+        return verifier.verify(self.coerce_task(task), answers[:1] or [""])
 
     def wrong_answers(self, task: Task, rng: random.Random) -> list[list[str]]:
         return verifier.wrong_answers(task, rng)
