@@ -1,0 +1,52 @@
+"""Serve rlvr-gym over MCP: any registered env as `reset`/`step`/`state` tools, or the tools family's typed tools.
+
+`rlvr-gym mcp ENV_ID` (env mode) or `rlvr-gym mcp tools` (the ToolDepth toolset), over stdio or streamable HTTP.
+Needs the `mcp` extra (the official MCP Python SDK).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+TOOLSET_MODE = "tools"
+
+
+def build_server(
+    target: str, env_kwargs: dict[str, Any] | None = None, *, host: str = "127.0.0.1", port: int = 8000
+) -> Any:
+    """`target` is an env id, or "tools" for the tools family's toolset."""
+    if target == TOOLSET_MODE:
+        from .toolset_server import build_toolset_server
+
+        return build_toolset_server(host=host, port=port)
+    from .env_server import build_env_server
+
+    return build_env_server(target, env_kwargs, host=host, port=port)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from ..serve import parse_value
+
+    parser = argparse.ArgumentParser(prog="rlvr-gym mcp", description=__doc__.splitlines()[0])
+    parser.add_argument("env", help=f"registered env id (e.g. rlvr/Math-v0), or {TOOLSET_MODE!r} for the toolset")
+    parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (loopback by default)")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--env-arg", action="append", default=[], metavar="KEY=VALUE")
+    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    kwargs = {k: parse_value(v) for k, _, v in (item.partition("=") for item in args.env_arg)}
+    try:
+        server = build_server(args.env, kwargs, host=args.host, port=args.port)
+    except (KeyError, TypeError, ValueError) as exc:
+        print(f"mcp: {exc}", file=sys.stderr)
+        return 2
+    if args.transport == "http":
+        print(f"MCP server for {args.env} on http://{args.host}:{args.port}/mcp", file=sys.stderr, flush=True)
+    try:
+        server.run("streamable-http" if args.transport == "http" else "stdio")
+    except KeyboardInterrupt:
+        return 130
+    return 0

@@ -1,0 +1,52 @@
+"""The tools family's typed tools as MCP tools, executed on the family's real toolset and world.
+
+Each MCP session gets its own fresh world (the same state a ToolDepth episode starts from), so writes made by one
+client never show up in another's.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from mcp import types
+from mcp.server.fastmcp import FastMCP
+
+
+def build_toolset_server(toolset: Any = None, *, host: str = "127.0.0.1", port: int = 8000) -> FastMCP:
+    if toolset is None:
+        from rlvr_gym.envs.tools.catalog import default_toolset
+
+        toolset = default_toolset()
+    server = FastMCP(
+        "rlvr-gym tools",
+        host=host,
+        port=port,
+        instructions="Typed tools over a simulated world (countries, cities, units, dates, files).",
+    )
+    low = server._mcp_server  # FastMCP's own low-level server: the tools here carry ready-made JSON schemas
+    worlds: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+    listing = [
+        types.Tool(name=t.name, description=t.description, inputSchema=t.parameters)
+        for t in (toolset[n] for n in toolset.names())
+    ]
+
+    @low.list_tools()
+    async def list_tools() -> list[types.Tool]:
+        return listing
+
+    @low.call_tool(validate_input=False)  # the tool's strict pydantic model validates, with TIER's error counts
+    async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        client = low.request_context.session
+        world = worlds.get(client)
+        if world is None:
+            world = worlds[client] = toolset.new_world()
+        outcome = toolset.execute(world, name, arguments)
+        body = outcome.model_dump(mode="json")  # the validated arguments too: the verifier compares them
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=outcome.as_content())],
+            structuredContent=body,
+            isError=not outcome.ok,
+        )
+
+    return server
