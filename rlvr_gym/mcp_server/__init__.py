@@ -28,6 +28,7 @@ def build_server(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from ..localserve import LOOPBACK
     from ..serve import parse_value
 
     parser = argparse.ArgumentParser(prog="rlvr-gym mcp", description=__doc__.splitlines()[0])
@@ -35,8 +36,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (loopback by default)")
     parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument(
+        "--allow-remote", action="store_true", help="permit a non-loopback --host (no auth: trusted nets)"
+    )
     parser.add_argument("--env-arg", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.transport == "http" and args.host not in LOOPBACK and not args.allow_remote:
+        print(f"mcp: binding {args.host} needs --allow-remote (the MCP server has no auth)", file=sys.stderr)
+        return 2
     kwargs = {k: parse_value(v) for k, _, v in (item.partition("=") for item in args.env_arg)}
     try:
         server = build_server(args.env, kwargs, host=args.host, port=args.port)

@@ -129,3 +129,10 @@ def test_tooldepth_solved_through_mcp_toolset(tools_url):
         assert result.verdict is not None and not result.verdict.passed
     finally:
         env.close()
+
+
+def test_cli_refuses_unknown_env_and_public_bind():
+    from rlvr_gym.mcp_server import main
+
+    assert main(["rlvr/Nope-v0"]) == 2
+    assert main([MATH, "--transport", "http", "--host", "0.0.0.0"]) == 2
