@@ -35,7 +35,12 @@ class McpWorld:
         self._queue: asyncio.Queue[Any] | None = None
         ready: Future[Any] = Future()
         self._done = asyncio.run_coroutine_threadsafe(self._serve(ready), self._loop)
-        self.tools: list[Any] = ready.result(timeout_s)
+        try:
+            self.tools: list[Any] = ready.result(timeout_s)
+        except BaseException as exc:
+            self._loop.call_soon_threadsafe(self._loop.stop)  # no session: do not leave the loop thread behind
+            where = self.url or " ".join(self.command)
+            raise ConnectionError(f"could not open an MCP session with {where}: {type(exc).__name__}") from exc
 
     async def _serve(self, ready: Future[Any]) -> None:
         """One task owns the transport for its whole life (anyio scopes must exit in the task that entered them)."""

@@ -100,6 +100,14 @@ def test_env_as_mcp_plays_an_episode_and_keeps_secrets():
     assert state.structuredContent["step_count"] == 1
     assert not again.isError
     assert failed.structuredContent["verdict"]["passed"] is False and failed.structuredContent["reward"] < 1.0
+    for reply in (opened, solved, state, again, failed):
+        text = json.dumps(reply.structuredContent) + "".join(c.text for c in reply.content)
+        assert "ground_truth" not in text and "reference_actions" not in text
+
+
+def test_mcp_toolset_reports_an_unreachable_server():
+    with pytest.raises(ConnectionError):
+        McpToolset(url=f"http://127.0.0.1:{free_port()}/mcp", timeout_s=5)
 
 
 def test_mcp_toolset_calls_our_server(tools_url):
