@@ -31,11 +31,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def tools_url():
+def serve_http(target: str):
     port = free_port()
     server = uvicorn.Server(
-        uvicorn.Config(build_server("tools").streamable_http_app(), host="127.0.0.1", port=port, log_level="warning")
+        uvicorn.Config(build_server(target).streamable_http_app(), host="127.0.0.1", port=port, log_level="warning")
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -45,6 +44,11 @@ def tools_url():
     yield f"http://127.0.0.1:{port}/mcp"
     server.should_exit = True
     thread.join(5)
+
+
+@pytest.fixture(scope="module")
+def tools_url():
+    yield from serve_http("tools")
 
 
 async def stdio_call(args: list[str], calls: list[tuple[str, dict]]) -> tuple[list[str], list]:
@@ -144,3 +148,15 @@ def test_cli_refuses_unknown_env_and_public_bind():
 
     assert main(["rlvr/Nope-v0"]) == 2
     assert main([MATH, "--transport", "http", "--host", "0.0.0.0"]) == 2
+
+
+def test_env_as_mcp_over_streamable_http():
+    async def go(url: str):
+        async with streamable_http_client(url) as (read, write, _), ClientSession(read, write) as session:
+            await session.initialize()
+            await session.call_tool("reset", {"task_index": 2})
+            return await session.call_tool("step", {"text": "not a number"})
+
+    for url in serve_http(MATH):
+        reply = asyncio.run(go(url)).structuredContent
+        assert reply["done"] and reply["verdict"]["passed"] is False
