@@ -25,8 +25,11 @@ def main() -> None:
     parser.add_argument("--cache-dir", default=None)
     args = parser.parse_args()
     records = [GameGenerator(GeneratorConfig(), args.cache_dir).game(i) for i in range(args.games)]
-    modes = {"uncached": dict(enabled=False), "memo": dict(enabled=True, shallow_context=False),
-             "cached": dict(enabled=True, shallow_context=True)}
+    modes = {
+        "uncached": dict(enabled=False),
+        "memo": dict(enabled=True, shallow_context=False),
+        "cached": dict(enabled=True, shallow_context=True),
+    }
     steps: dict[str, list[float]] = {m: [] for m in modes}
     resets: dict[str, list[float]] = {m: [] for m in modes}
     identical = True
@@ -50,14 +53,19 @@ def main() -> None:
     reset = {m: statistics.median(v) for m, v in resets.items()}
     print(f"games: {len(records)}  steps measured per mode: {len(steps['uncached'])}")
     for mode in modes:
-        print(f"{mode:>9}: median step {step[mode] * 1e3:8.1f} ms ({step['uncached'] / step[mode]:5.2f}x)   "
-              f"median reset {reset[mode] * 1e3:8.1f} ms ({reset['uncached'] / reset[mode]:5.2f}x)")
+        print(
+            f"{mode:>9}: median step {step[mode] * 1e3:8.1f} ms ({step['uncached'] / step[mode]:5.2f}x)   "
+            f"median reset {reset[mode] * 1e3:8.1f} ms ({reset['uncached'] / reset[mode]:5.2f}x)"
+        )
     print(f"identical trajectories: {identical}")
     result = {"benchmark": "alfworld_step", "games": len(records), "identical": identical}
     for mode in modes:
-        result |= {f"step_ms_{mode}": round(step[mode] * 1e3, 2), f"reset_ms_{mode}": round(reset[mode] * 1e3, 2),
-                   f"step_speedup_{mode}": round(step["uncached"] / step[mode], 2),
-                   f"reset_speedup_{mode}": round(reset["uncached"] / reset[mode], 2)}
+        result |= {
+            f"step_ms_{mode}": round(step[mode] * 1e3, 2),
+            f"reset_ms_{mode}": round(reset[mode] * 1e3, 2),
+            f"step_speedup_{mode}": round(step["uncached"] / step[mode], 2),
+            f"reset_speedup_{mode}": round(reset["uncached"] / reset[mode], 2),
+        }
     print(json.dumps(result))
 
 

@@ -1,4 +1,4 @@
-"""Advantage estimators, registered by name: see `base` for the data model and `register_estimator`."""
+"""Advantage estimators by name: plug-ins of the `rlvr_gym.estimators` entry-point group (see `base`)."""
 
 from .base import (
     AdvantageInput,
@@ -11,6 +11,11 @@ from .base import (
 )
 
 __all__ = [
-    "AdvantageInput", "AdvantageOutput", "advantage_collapse_rate", "compute_advantages", "get_estimator",
-    "list_estimators", "register_estimator",
+    "AdvantageInput",
+    "AdvantageOutput",
+    "advantage_collapse_rate",
+    "compute_advantages",
+    "get_estimator",
+    "list_estimators",
+    "register_estimator",
 ]

@@ -16,13 +16,12 @@ import math
 
 import numpy as np
 
-from .base import COLLAPSE_VAR, EPS, AdvantageInput, AdvantageOutput, advantage_collapse_rate, register_estimator
+from .base import COLLAPSE_VAR, EPS, AdvantageInput, AdvantageOutput, advantage_collapse_rate
 from .group import group_normalise
 
 STATE_KEY = "avspo_acr_ema"
 
 
-@register_estimator("avspo")
 def avspo(
     inp: AdvantageInput,
     *,

@@ -1,7 +1,7 @@
 """Advantage-estimator data model and registry.
 
-An estimator is a pure function `fn(inp: AdvantageInput, **params) -> AdvantageOutput` registered by name with
-`@register_estimator("name")`. Inputs are episode groups (the G rollouts of one task share a `group_id`); outputs
+An estimator is a pure function `fn(inp: AdvantageInput, **params) -> AdvantageOutput` known by name (an entry point
+of the `rlvr_gym.estimators` group, see below). Inputs are episode groups (the G rollouts of one task share a `group_id`); outputs
 carry advantages at the finest shape the estimator produces: per episode, per turn, or per token. The trainer asks
 for a per-token array with `AdvantageOutput.token_advantages`, which broadcasts coarser shapes down, so episode-level
 estimators (GRPO) and turn/token-level ones (ReBel, GiGPO, CEPO-like shaping) plug into the same loss.
@@ -9,18 +9,20 @@ estimators (GRPO) and turn/token-level ones (ReBel, GiGPO, CEPO-like shaping) pl
 Cross-step state (e.g. AVSPO's running ACR) lives in `AdvantageInput.state`, a dict the trainer owns, keeps across
 steps and stores in checkpoints, so estimators stay free of hidden globals and resume exactly.
 
-Third-party or sibling modules register their own estimators the same way:
+Adding an estimator is one file plus one line: write the function
 
-    from rlvr_gym.algorithms.advantages.base import AdvantageInput, AdvantageOutput, register_estimator
+    from rlvr_gym.algorithms.advantages.base import AdvantageInput, AdvantageOutput
 
-    @register_estimator("my_method")
     def my_method(inp: AdvantageInput, *, scale: float = 1.0) -> AdvantageOutput:
         return AdvantageOutput(episode=scale * (inp.rewards - inp.group_means()))
+
+and name it in the `rlvr_gym.estimators` entry-point group of your package's `pyproject.toml`
+(`my_method = "my_pkg.my_method:my_method"`). `get_estimator` imports only the estimator asked for.
+`@register_estimator("name")` registers a function at run time (tests, notebooks).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -76,8 +78,9 @@ class AdvantageInput:
             kwargs["answers"] = [extract_answer(ep) for ep in eps]
         if "task_keys" not in kwargs:
             kwargs["task_keys"] = [ep.env_id + ":" + str(ep.task_metadata.get("task_type", "")) for ep in eps]
-        return cls(episodes=eps, group_ids=[ep.group_id for ep in eps], rewards=np.array([ep.reward for ep in eps]),
-                   **kwargs)
+        return cls(
+            episodes=eps, group_ids=[ep.group_id for ep in eps], rewards=np.array([ep.reward for ep in eps]), **kwargs
+        )
 
     @classmethod
     def from_rewards(cls, groups: Sequence[Sequence[float]], **kwargs: Any) -> AdvantageInput:
@@ -140,25 +143,22 @@ class AdvantageOutput:
 
 
 Estimator = Callable[..., AdvantageOutput]
-_REGISTRY: dict[str, Estimator] = {}
-# Modules that register estimators on import; loaded lazily by get_estimator/list_estimators.
-_BUILTIN_MODULES = (
-    "rlvr_gym.algorithms.advantages.group",
-    "rlvr_gym.algorithms.advantages.lampo",
-    "rlvr_gym.algorithms.advantages.edas",
-    "rlvr_gym.algorithms.advantages.avspo",
-    "rlvr_gym.algorithms.advantages.tmn",
-    "rlvr_gym.algorithms.advantages.mu_grpo",
-    "rlvr_gym.algorithms.rebel",
-)
-_loaded = False
+_REGISTRY: dict[str, Estimator] = {}  # estimators registered at run time (tests, notebooks) and loaded plug-ins
 
 
 def register_estimator(name: str) -> Callable[[Estimator], Estimator]:
-    """Decorator registering `fn(inp: AdvantageInput, **params) -> AdvantageOutput` under `name`."""
+    """Decorator registering `fn(inp: AdvantageInput, **params) -> AdvantageOutput` under `name` at run time.
+
+    Packaged estimators are found through the `rlvr_gym.estimators` entry-point group instead (one line in
+    `pyproject.toml`); a run-time name may not shadow a packaged one.
+    """
 
     def deco(fn: Estimator) -> Estimator:
-        if name in _REGISTRY and _REGISTRY[name] is not fn:
+        known = _REGISTRY.get(name)
+        plugin = _plugins().get(name)
+        if known is None and plugin is not None and (plugin.module, plugin.attr) != (fn.__module__, fn.__name__):
+            known = _load_plugin(name)  # (a plug-in module decorating its own entry point is not a clash)
+        if known is not None and known is not fn:
             raise ValueError(f"advantage estimator {name!r} is already registered")
         _REGISTRY[name] = fn
         return fn
@@ -166,29 +166,36 @@ def register_estimator(name: str) -> Callable[[Estimator], Estimator]:
     return deco
 
 
-def _load_builtins() -> None:
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    for mod in _BUILTIN_MODULES:
-        try:
-            importlib.import_module(mod)
-        except ModuleNotFoundError as exc:  # a sibling package not written yet must not break the others
-            if exc.name is None or not mod.startswith(exc.name):
-                raise
+def _plugins() -> dict[str, Any]:
+    from rlvr_gym.plugins import ESTIMATORS, entry_points
+
+    return entry_points(ESTIMATORS)
+
+
+def _plugin_names() -> set[str]:
+    return set(_plugins())
+
+
+def _load_plugin(name: str) -> Estimator:
+    from rlvr_gym.plugins import ESTIMATORS, load
+
+    fn = load(ESTIMATORS, name)
+    _REGISTRY[name] = fn
+    return fn
 
 
 def get_estimator(name: str) -> Estimator:
-    _load_builtins()
-    if name not in _REGISTRY:
-        raise KeyError(f"unknown advantage estimator {name!r}; known: {', '.join(sorted(_REGISTRY))}")
-    return _REGISTRY[name]
+    """The estimator registered under `name`: run-time registrations first, then the entry-point plug-ins."""
+    if name in _REGISTRY:
+        return _REGISTRY[name]
+    if name in _plugin_names():
+        return _load_plugin(name)
+    raise KeyError(f"unknown advantage estimator {name!r}; known: {', '.join(list_estimators())}")
 
 
 def list_estimators() -> list[str]:
-    _load_builtins()
-    return sorted(_REGISTRY)
+    """Names of every estimator (plug-ins are listed without being imported)."""
+    return sorted(set(_REGISTRY) | _plugin_names())
 
 
 def compute_advantages(name: str, inp: AdvantageInput, **params: Any) -> AdvantageOutput:

@@ -13,7 +13,7 @@ from collections import Counter
 
 import numpy as np
 
-from .base import AdvantageInput, AdvantageOutput, register_estimator
+from .base import AdvantageInput, AdvantageOutput
 from .group import group_normalise
 
 NO_ANSWER = "<none>"
@@ -26,7 +26,6 @@ def error_frequency_scale(answers: list[str], lo: float = 0.5, hi: float = 2.0) 
     return np.clip(freq / freq.mean(), lo, hi)
 
 
-@register_estimator("edas")
 def edas(inp: AdvantageInput, *, scale_std: bool = True, lo: float = 0.5, hi: float = 2.0) -> AdvantageOutput:
     adv = group_normalise(inp, scale_std=scale_std)
     answers = inp.answers or [None] * len(inp)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import COLLAPSE_VAR, EPS, AdvantageInput, AdvantageOutput, register_estimator
+from .base import COLLAPSE_VAR, EPS, AdvantageInput, AdvantageOutput
 
 
 def group_normalise(inp: AdvantageInput, *, scale_std: bool = True, std_ddof: int = 1, eps: float = EPS) -> np.ndarray:
@@ -24,19 +24,16 @@ def group_normalise(inp: AdvantageInput, *, scale_std: bool = True, std_ddof: in
     return adv
 
 
-@register_estimator("grpo")
 def grpo(inp: AdvantageInput, *, scale_std: bool = True, std_ddof: int = 1, eps: float = EPS) -> AdvantageOutput:
     """GRPO: z-scored group rewards (unbiased std, as in TRL/verl). `scale_std=False` gives Dr.GRPO."""
     return AdvantageOutput(episode=group_normalise(inp, scale_std=scale_std, std_ddof=std_ddof, eps=eps))
 
 
-@register_estimator("dr_grpo")
 def dr_grpo(inp: AdvantageInput) -> AdvantageOutput:
     """Dr.GRPO: mean subtraction only (no std division, which up-weights near-collapsed groups)."""
     return AdvantageOutput(episode=group_normalise(inp, scale_std=False))
 
 
-@register_estimator("rloo")
 def rloo(inp: AdvantageInput) -> AdvantageOutput:
     """REINFORCE leave-one-out: A_i = r_i - mean_{j != i} r_j = G/(G-1) * (r_i - mean)."""
     adv = np.zeros(len(inp))
@@ -49,7 +46,6 @@ def rloo(inp: AdvantageInput) -> AdvantageOutput:
     return AdvantageOutput(episode=adv)
 
 
-@register_estimator("dapo")
 def dapo(inp: AdvantageInput, *, scale_std: bool = True, collapse_var: float = COLLAPSE_VAR) -> AdvantageOutput:
     """DAPO: GRPO advantages with dynamic sampling, i.e. groups whose rewards are all equal are dropped.
 
@@ -67,5 +63,9 @@ def dapo(inp: AdvantageInput, *, scale_std: bool = True, collapse_var: float = C
             adv[ix] = 0.0
             dropped += 1
     metrics = {"dropped_groups": float(dropped), "dropped_fraction": dropped / len(groups) if groups else 0.0}
-    return AdvantageOutput(episode=adv, keep=keep, metrics=metrics,
-                           loss_overrides={"clip_low": 0.2, "clip_high": 0.28, "aggregation": "token_mean"})
+    return AdvantageOutput(
+        episode=adv,
+        keep=keep,
+        metrics=metrics,
+        loss_overrides={"clip_low": 0.2, "clip_high": 0.28, "aggregation": "token_mean"},
+    )

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import AdvantageInput, AdvantageOutput, register_estimator
+from .base import AdvantageInput, AdvantageOutput
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * x))  # overflow-free logistic
 
 
-@register_estimator("lampo")
 def lampo(inp: AdvantageInput, *, beta: float = 1.0) -> AdvantageOutput:
     """Pairwise advantage; needs `inp.seq_logprobs` (defaults to zeros = unweighted pairs)."""
     ell = inp.seq_logprobs if inp.seq_logprobs is not None else np.zeros(len(inp))

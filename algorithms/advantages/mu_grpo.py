@@ -9,11 +9,10 @@ eps_v = 0.2, clip_low = 0.2, clip_high = 0.4 (the paper's values are not public)
 
 from __future__ import annotations
 
-from .base import AdvantageInput, AdvantageOutput, register_estimator
+from .base import AdvantageInput, AdvantageOutput
 from .group import group_normalise
 
 
-@register_estimator("mu_grpo")
 def mu_grpo(
     inp: AdvantageInput, *, veto_eps: float = 0.2, clip_low: float = 0.2, clip_high: float = 0.4, scale_std: bool = True
 ) -> AdvantageOutput:
@@ -21,4 +20,3 @@ def mu_grpo(
         episode=group_normalise(inp, scale_std=scale_std),
         loss_overrides={"veto_eps": veto_eps, "clip_low": clip_low, "clip_high": clip_high},
     )
-

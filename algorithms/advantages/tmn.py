@@ -14,10 +14,9 @@ from collections import defaultdict
 
 import numpy as np
 
-from .base import AdvantageInput, AdvantageOutput, register_estimator
+from .base import AdvantageInput, AdvantageOutput
 
 
-@register_estimator("tmn")
 def tmn(inp: AdvantageInput, *, alpha: float = 0.5, gamma: float = 1.0, reweight: bool = True) -> AdvantageOutput:
     groups = inp.groups()
     keys = inp.task_keys or [""] * len(inp)

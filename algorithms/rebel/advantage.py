@@ -31,8 +31,9 @@ def outcome_step_returns(outcome: float, n_turns: int, gamma: float) -> np.ndarr
     return outcome * gamma ** np.arange(n_turns - 1, -1, -1, dtype=np.float64)
 
 
-def keyed_normalise(values: np.ndarray, keys: Sequence[Hashable], *, scale_std: bool = False,
-                    eps: float = EPS) -> np.ndarray:
+def keyed_normalise(
+    values: np.ndarray, keys: Sequence[Hashable], *, scale_std: bool = False, eps: float = EPS
+) -> np.ndarray:
     """Subtract the mean of each key's members (÷ std too if `scale_std`); a singleton key gets 0."""
     members: dict[Hashable, list[int]] = {}
     for i, key in enumerate(keys):
@@ -57,8 +58,15 @@ def _split(flat: np.ndarray, lengths: Sequence[int]) -> list[np.ndarray]:
     return [part.copy() for part in np.split(flat, np.cumsum(lengths)[:-1])] if lengths else []
 
 
-def per_task_normalise(values: np.ndarray, tasks: Sequence[str], weights: np.ndarray | None = None, *,
-                       min_rows: int = 10, min_std: float = 0.2, eps: float = EPS) -> np.ndarray:
+def per_task_normalise(
+    values: np.ndarray,
+    tasks: Sequence[str],
+    weights: np.ndarray | None = None,
+    *,
+    min_rows: int = 10,
+    min_std: float = 0.2,
+    eps: float = EPS,
+) -> np.ndarray:
     """ALFWorld per-task-type normalisation of the total advantage over valid tokens (`weights` = tokens per row).
 
     < `min_rows` rows: z-score with task stats blended into the global ones (blend = n/min_rows) [blend form
@@ -163,7 +171,7 @@ def gigpo_advantage(
     per_ep: dict[int, np.ndarray] = {}
     pos = 0
     for i in order:
-        per_ep[i] = a_step_grouped[pos:pos + lengths[i]]
+        per_ep[i] = a_step_grouped[pos : pos + lengths[i]]
         pos += lengths[i]
     turns = [a_ep[i] + step_weight * per_ep[i] for i in range(len(outcomes))]
     return a_ep, turns

@@ -1,4 +1,4 @@
-"""`rebel` and `gigpo` advantage estimators over runner episodes, registered in the shared estimator registry.
+"""`rebel` and `gigpo` advantage estimators over runner episodes (entry points of `rlvr_gym.estimators`).
 
 These adapters only read episodes (actions, per-turn env infos, token ids) and hand plain arrays to the pure math
 in `advantage`, `rewards` and `grouping`. Env infos used (ALFWorld env provides them; others may too):
@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rlvr_gym.algorithms.advantages.base import AdvantageInput, AdvantageOutput, register_estimator
+from rlvr_gym.algorithms.advantages.base import AdvantageInput, AdvantageOutput
+from rlvr_gym.envs.alfworld.belief import initial_belief, merge_belief, parse_output
 from rlvr_gym.types import Episode
 
 from .advantage import gigpo_advantage, rebel_advantage
-from .belief import initial_belief, merge_belief, parse_output
 from .grouping import belief_step_key
 from .rewards import RewardWeights, StepReward, gt_phase, intrinsic_reward
 
@@ -53,9 +53,18 @@ def belief_trace(ep: Episode, *, weights: RewardWeights | None = None, granulari
         info = turn.info
         phase = gt_phase(info.get("admissible_commands", []), cumulative.holding(), bool(info.get("won")))
         belief = cumulative if parsed.belief is not None else None
-        rewards.append(intrinsic_reward(belief, format_ok=parsed.format_ok, admissible=turn.valid_action,
-                                        gt=info.get("belief_gt", {}), phase=phase,
-                                        next_observation=_next_observation(ep, t), step=t, weights=weights))
+        rewards.append(
+            intrinsic_reward(
+                belief,
+                format_ok=parsed.format_ok,
+                admissible=turn.valid_action,
+                gt=info.get("belief_gt", {}),
+                phase=phase,
+                next_observation=_next_observation(ep, t),
+                step=t,
+                weights=weights,
+            )
+        )
         keys.append(belief_step_key(belief, phase, granularity))
     return BeliefTrace(rewards, keys)
 
@@ -64,7 +73,6 @@ def _token_counts(ep: Episode) -> list[int]:
     return [len(t.token_ids) if t.token_ids else 1 for t in ep.turns]
 
 
-@register_estimator("rebel")
 def rebel(
     inp: AdvantageInput,
     *,
@@ -88,10 +96,16 @@ def rebel(
     traces = [belief_trace(ep, weights=weights or RewardWeights(), granularity=granularity) for ep in inp.episodes]
     task_keys = inp.task_keys if task_aware_grouping else None
     a_ep, turns = rebel_advantage(
-        inp.group_ids, outcomes, [tr.intrinsic for tr in traces], [tr.keys for tr in traces], gamma=gamma,
-        step_weight=step_weight, task_keys=task_keys,
+        inp.group_ids,
+        outcomes,
+        [tr.intrinsic for tr in traces],
+        [tr.keys for tr in traces],
+        gamma=gamma,
+        step_weight=step_weight,
+        task_keys=task_keys,
         per_task_normalization=per_task_normalization and inp.task_keys is not None,
-        token_counts=[_token_counts(ep) for ep in inp.episodes])
+        token_counts=[_token_counts(ep) for ep in inp.episodes],
+    )
     all_rewards = [r for tr in traces for r in tr.rewards]
     metrics = _group_metrics(inp.group_ids, [tr.keys for tr in traces])
     if all_rewards:
@@ -100,7 +114,6 @@ def rebel(
     return AdvantageOutput(episode=a_ep, turn=turns, metrics=metrics)
 
 
-@register_estimator("gigpo")
 def gigpo(
     inp: AdvantageInput,
     *,
@@ -114,10 +127,20 @@ def gigpo(
         a_ep, _ = gigpo_advantage(inp.group_ids, inp.rewards, [[] for _ in inp.rewards], [[] for _ in inp.rewards])
         return AdvantageOutput(episode=a_ep)
     step_rewards = [[t.reward for t in ep.turns] for ep in inp.episodes]
-    anchors = [[str(t.info.get("anchor_obs") or "\n".join(m.text() for m in t.observation)) for t in ep.turns]
-               for ep in inp.episodes]
-    a_ep, turns = gigpo_advantage(inp.group_ids, inp.rewards, step_rewards, anchors, gamma=gamma,
-                                  step_weight=step_weight, scale_std=scale_std, similarity=similarity)
+    anchors = [
+        [str(t.info.get("anchor_obs") or "\n".join(m.text() for m in t.observation)) for t in ep.turns]
+        for ep in inp.episodes
+    ]
+    a_ep, turns = gigpo_advantage(
+        inp.group_ids,
+        inp.rewards,
+        step_rewards,
+        anchors,
+        gamma=gamma,
+        step_weight=step_weight,
+        scale_std=scale_std,
+        similarity=similarity,
+    )
     return AdvantageOutput(episode=a_ep, turn=turns, metrics=_group_metrics(inp.group_ids, anchors))
 
 

@@ -13,7 +13,8 @@ import json
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from .belief import Belief
+from rlvr_gym.envs.alfworld.belief import Belief
+
 from .rewards import norm_name
 
 NULL_KEY = "null"
@@ -24,8 +25,12 @@ def belief_key_dict(belief: Belief, env_phase: str, granularity: str = "gt_phase
     """The canonical dict hashed into a step key (`gt_phase` is the final setting of the reference)."""
     target = norm_name(belief.target)
     if granularity == "gt_phase":
-        return {"env_phase": env_phase, "target": target, "has_inventory": belief.holding(),
-                "has_state_change": len(belief.states) > 0}
+        return {
+            "env_phase": env_phase,
+            "target": target,
+            "has_inventory": belief.holding(),
+            "has_state_change": len(belief.states) > 0,
+        }
     if granularity == "subgoal":
         return {"phase": belief.phase, "target": target}
     if granularity == "medium":
@@ -66,8 +71,9 @@ def anchor_clusters(anchors: Sequence[str], similarity: float | None = None) -> 
     return ids
 
 
-def scoped_keys(group_ids: Sequence[str], step_keys: Sequence[Sequence[Hashable]],
-                task_keys: Sequence[str] | None = None) -> list[list[tuple[Hashable, ...]]]:
+def scoped_keys(
+    group_ids: Sequence[str], step_keys: Sequence[Sequence[Hashable]], task_keys: Sequence[str] | None = None
+) -> list[list[tuple[Hashable, ...]]]:
     """Make step keys local to their task group (and task type): steps of different seeds never share a group."""
     out = []
     for i, keys in enumerate(step_keys):

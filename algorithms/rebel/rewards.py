@@ -1,4 +1,4 @@
-"""ReBel's dense belief-consistency reward (METHODS.md §1.2), as pure functions of a belief and env evidence.
+"""ReBel's dense belief-consistency reward (docs/alfworld.md), as pure functions of a belief and env evidence.
 
 The env side supplies a ground-truth snapshot per step (built from observations only, after the step, so o_{t+1}
 is included): `{"objects": {obj: location | "in_hand"}, "inventory": [obj], "states": {obj: state},
@@ -17,21 +17,106 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .belief import Belief
+from rlvr_gym.envs.alfworld.belief import Belief
 
 # Verbs/words that appear in almost every ALFWorld observation: matching them says nothing about a prediction.
-NOISE_WORDS = frozenset({
-    "closed", "open", "opened", "pick", "picked", "put", "heat", "heated", "cool", "cooled", "clean", "cleaned",
-    "take", "move", "moved", "arrive", "nothing", "look", "looking", "around", "expect", "would", "should",
-    "will", "then", "there", "here", "that", "this", "with", "from", "into", "onto", "your", "turn",
-})
-STOPWORDS = frozenset({
-    "about", "above", "after", "again", "also", "been", "being", "before", "below", "between", "both", "could",
-    "does", "doing", "down", "each", "have", "having", "just", "more", "most", "once", "only", "other", "over",
-    "same", "some", "such", "than", "their", "them", "these", "they", "those", "through", "under", "until", "very",
-    "were", "what", "when", "where", "which", "while", "whom", "why", "able", "i'll", "it's", "next", "observation",
-    "execute", "action", "expect",
-})
+NOISE_WORDS = frozenset(
+    {
+        "closed",
+        "open",
+        "opened",
+        "pick",
+        "picked",
+        "put",
+        "heat",
+        "heated",
+        "cool",
+        "cooled",
+        "clean",
+        "cleaned",
+        "take",
+        "move",
+        "moved",
+        "arrive",
+        "nothing",
+        "look",
+        "looking",
+        "around",
+        "expect",
+        "would",
+        "should",
+        "will",
+        "then",
+        "there",
+        "here",
+        "that",
+        "this",
+        "with",
+        "from",
+        "into",
+        "onto",
+        "your",
+        "turn",
+    }
+)
+STOPWORDS = frozenset(
+    {
+        "about",
+        "above",
+        "after",
+        "again",
+        "also",
+        "been",
+        "being",
+        "before",
+        "below",
+        "between",
+        "both",
+        "could",
+        "does",
+        "doing",
+        "down",
+        "each",
+        "have",
+        "having",
+        "just",
+        "more",
+        "most",
+        "once",
+        "only",
+        "other",
+        "over",
+        "same",
+        "some",
+        "such",
+        "than",
+        "their",
+        "them",
+        "these",
+        "they",
+        "those",
+        "through",
+        "under",
+        "until",
+        "very",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "whom",
+        "why",
+        "able",
+        "i'll",
+        "it's",
+        "next",
+        "observation",
+        "execute",
+        "action",
+        "expect",
+    }
+)
 _TOKEN_RE = re.compile(r"[a-z][a-z'\-]*")
 _ARTICLE_RE = re.compile(r"\b(a|an|the)\b")
 
@@ -160,8 +245,9 @@ def _conflict_score(belief: Mapping[str, str], gt: Mapping[str, str], agree: Any
 def objects_score(belief: Belief, gt: Mapping[str, Any], empty_gt: float) -> float:
     """Location conflicts (fuzzy) with "in_hand" checked against the inventory, plus GT facts missing from belief."""
     inventory = {norm_name(o) for o in gt.get("inventory", [])}
-    gt_objects = {norm_name(o): ("in_hand" if norm_name(o) in inventory else loc)
-                  for o, loc in gt.get("objects", {}).items()}
+    gt_objects = {
+        norm_name(o): ("in_hand" if norm_name(o) in inventory else loc) for o, loc in gt.get("objects", {}).items()
+    }
     for obj in inventory:
         gt_objects[obj] = "in_hand"
 
@@ -200,10 +286,12 @@ def unvisited_score(belief: Belief, gt: Mapping[str, Any]) -> float:
 def state_reward(belief: Belief, gt: Mapping[str, Any], step: int, weights: StateWeights = StateWeights()) -> float:
     """r_state = 0.35·objects + 0.25·states + 0.25·visited + 0.15·unvisited."""
     empty = weights.early_value if step < weights.early_steps else weights.unknown_gt
-    return (weights.objects * objects_score(belief, gt, empty)
-            + weights.states * states_score(belief, gt, empty)
-            + weights.visited * visited_score(belief, gt, empty)
-            + weights.unvisited * unvisited_score(belief, gt))
+    return (
+        weights.objects * objects_score(belief, gt, empty)
+        + weights.states * states_score(belief, gt, empty)
+        + weights.visited * visited_score(belief, gt, empty)
+        + weights.unvisited * unvisited_score(belief, gt)
+    )
 
 
 # ---- combination ------------------------------------------------------------------------------------------------
@@ -227,6 +315,5 @@ def intrinsic_reward(
     r_state = state_reward(belief, gt, step, state_weights)
     r_task = task_reward(belief, phase)
     r_pred = prediction_reward(belief.prediction, next_observation)
-    total = (weights.state * r_state + weights.task * r_task + weights.prediction * r_pred
-             + weights.format * r_format)
+    total = weights.state * r_state + weights.task * r_task + weights.prediction * r_pred + weights.format * r_format
     return StepReward(total=total, state=r_state, task=r_task, prediction=r_pred, format=r_format)

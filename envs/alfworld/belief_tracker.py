@@ -24,8 +24,16 @@ _MOVE_RE = re.compile(rf"you (?:move|put) the ({_NAME}) (?:to|in|on|into) the ({
 _CHANGE_RE = re.compile(rf"you (heat|cool|clean|slice)d? the ({_NAME})")
 _EXAMINE_RE = re.compile(rf"this is a (hot|cold|cool|clean|sliced)(?: and clean)? (?:sliced )?({_NAME})")
 _CARRY_RE = re.compile(r"you are carrying: (.*?)\.(?:\s|$)", re.S)
-_STATE_WORDS = {"heat": "heated", "cool": "cooled", "clean": "cleaned", "slice": "sliced", "hot": "heated",
-                "cold": "cooled", "clean_": "cleaned", "sliced": "sliced"}
+_STATE_WORDS = {
+    "heat": "heated",
+    "cool": "cooled",
+    "clean": "cleaned",
+    "slice": "sliced",
+    "hot": "heated",
+    "cold": "cooled",
+    "clean_": "cleaned",
+    "sliced": "sliced",
+}
 
 
 def _names(listing: str) -> list[str]:
@@ -101,5 +109,11 @@ class GroundTruthTracker:
 
     def snapshot(self) -> dict[str, Any]:
         """Plain-JSON ground truth (the shape `rlvr_gym.algorithms.rebel.rewards` scores against)."""
-        return {"objects": dict(self.objects), "inventory": list(self.inventory), "states": dict(self.states),
-                "visited": list(self.visited), "receptacles": list(self.receptacles), "cleared": list(self.cleared)}
+        return {
+            "objects": dict(self.objects),
+            "inventory": list(self.inventory),
+            "states": dict(self.states),
+            "visited": list(self.visited),
+            "receptacles": list(self.receptacles),
+            "cleared": list(self.cleared),
+        }

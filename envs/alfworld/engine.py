@@ -118,8 +118,13 @@ def install() -> None:
         def copy_context(context: dict[str, Any]) -> dict[str, Any]:
             if not (_enabled and _shallow_context):
                 return deep_copy_context(context)
-            return {"state": context["state"], "facts": context["facts"], "variables": dict(context["variables"]),
-                    "mapping": dict(context["mapping"]), "entity_infos": context["entity_infos"]}
+            return {
+                "state": context["state"],
+                "facts": context["facts"],
+                "variables": dict(context["variables"]),
+                "mapping": dict(context["mapping"]),
+                "entity_infos": context["entity_infos"],
+            }
 
         proxy = types.ModuleType("fast_downward")
         proxy.__dict__.update(fast_downward.__dict__)
@@ -172,8 +177,9 @@ def start_game(path: str, *, policy_commands: bool = False, facts: bool = False,
     import textworld
     from alfworld.agents.environment.alfred_tw_env import AlfredDemangler, AlfredInfos
 
-    infos = textworld.EnvInfos(won=True, admissible_commands=True, policy_commands=policy_commands, facts=facts,
-                               extras=["gamefile"])
+    infos = textworld.EnvInfos(
+        won=True, admissible_commands=True, policy_commands=policy_commands, facts=facts, extras=["gamefile"]
+    )
     return _argv_safe(textworld.start)(path, infos, wrappers=[AlfredDemangler(shuffle=shuffle), AlfredInfos])
 
 

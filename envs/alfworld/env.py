@@ -1,26 +1,27 @@
 """ALFWorld as a multi-turn rlvr-gym env on the real TextWorld/alfworld engine.
 
 Each turn the agent sees the game's text observation and the admissible commands and answers with one command
-(plain text, `<action>...</action>`, or the full ReBel format). Commands must match an admissible one exactly
-(after lower-casing and the `put X in/on Y` → `move X to Y` alias); anything else is an invalid step with a
-did-you-mean hint. The episode ends with reward 1 on `won`, or at the step limit. Step infos carry what ReBel's
-and GiGPO's estimators need: the raw observation before and after the step, the admissible commands after it,
-and the ground-truth belief snapshot from observations.
+(plain text, `<action>...</action>`, `Action: ...`, or the full belief format of `belief`). Replies are played by
+`play.Game`, the same code the verifier replays trajectories with; the episode ends with reward 1 on the engine's
+`won`, or at the turn limit. Step infos carry what ReBel's and GiGPO's estimators need: the raw observation before
+and after the step, the admissible commands after it, and the ground-truth belief snapshot from observations.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any
+import random
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 from rlvr_gym.env import Env, StepResult, feedback
-from rlvr_gym.types import EnvUnavailable, Message, Task, Verdict
+from rlvr_gym.types import Message, Task, Verdict
 
-from .actions import canonical_command, extract_command, invalid_feedback
-from .belief_tracker import GroundTruthTracker
-from .generator import GameGenerator, GameRecord, GeneratorConfig
+from . import verifier
+from .belief import Belief, initial_belief, merge_belief, parse_belief
+from .play import Game
 from .scenes import TASK_TYPES
+from .tasks import ALFWorldOfficialTasks, ALFWorldTasks
 
 PLAIN_INSTRUCTIONS = (
     "You are an agent in a household (ALFWorld). Each turn you see an observation and the admissible actions. "
@@ -29,208 +30,177 @@ PLAIN_INSTRUCTIONS = (
 )
 REBEL_INSTRUCTIONS = (
     "You are an agent in a household (ALFWorld). Each turn, reply in this exact order:\n"
-    "<belief>{\"state\": {\"objects\": {obj: location|\"in_hand\"|\"unknown\"}, \"states\": {obj: "
-    "\"heated\"|\"cooled\"|\"cleaned\"|\"sliced\"|\"none\"}, \"visited\": [receptacle], \"unvisited_candidates\": "
-    "[receptacle]}, \"task\": {\"phase\": \"find|navigate|pickup|transform|place|done\", \"target\": object, "
-    "\"subgoal\": sentence}, \"prediction\": \"If I execute [action], I expect [next observation].\"}</belief>\n"
+    '<belief>{"state": {"objects": {obj: location|"in_hand"|"unknown"}, "states": {obj: '
+    '"heated"|"cooled"|"cleaned"|"sliced"|"none"}, "visited": [receptacle], "unvisited_candidates": '
+    '[receptacle]}, "task": {"phase": "find|navigate|pickup|transform|place|done", "target": object, '
+    '"subgoal": sentence}, "prediction": "If I execute [action], I expect [next observation]."}</belief>\n'
     "<think>2-3 sentences</think>\n<action>exactly one admissible action</action>\n"
     "Your previous cumulative belief is shown inside <belief_prev>...</belief_prev>."
 )
+PROMPT_STYLES = ("plain", "rebel")
 
 
 class ALFWorldEnv(Env):
-    """Generated ALFWorld games (`rlvr/ALFWorld-v0`): kwargs `task_types`, `split` (seen/unseen), `seed`, `size`."""
+    """Generated ALFWorld games (`rlvr/ALFWorld-v0`). Source options: see `tasks.ALFWorldTasks`."""
 
     family = "alfworld"
     max_turns = 50
     step_timeout_s = 60.0
     episode_timeout_s = 1800.0
+    verify_budget_s: ClassVar[float] = 10.0  # a replay resets the engine and plays up to 40 planner steps
+    check_exceptions: ClassVar[dict[str, str]] = {}
 
     def __init__(
         self,
         *,
-        task_types: list[str] | tuple[str, ...] = TASK_TYPES,
-        split: str = "seen",
+        split: str = "train",
         seed: int = 0,
-        size: int = 1200,
+        task_types: Sequence[str] = TASK_TYPES,
+        scenes: str = "seen",
+        size: int | None = 1200,
         max_distractor_types: int = 8,
         max_instances: int = 3,
         max_receptacles: int | None = None,
+        cache_dir: str | None = None,
         prompt_style: str = "plain",
         history: int = 2,
-        cache_dir: str | None = None,
         max_turns: int | None = 50,
         **kwargs: Any,
     ) -> None:
         super().__init__(max_turns=max_turns, **kwargs)
-        if prompt_style not in ("plain", "rebel"):
-            raise ValueError("prompt_style must be 'plain' or 'rebel'")
+        self.source = ALFWorldTasks(
+            split=split,
+            seed=seed,
+            task_types=tuple(task_types),
+            scenes=scenes,
+            size=size,
+            max_distractor_types=max_distractor_types,
+            max_instances=max_instances,
+            max_receptacles=max_receptacles,
+            cache_dir=cache_dir,
+        )
+        self._setup(prompt_style, history)
+
+    def _setup(self, prompt_style: str, history: int) -> None:
+        if prompt_style not in PROMPT_STYLES:
+            raise ValueError(f"prompt_style must be one of {PROMPT_STYLES}")
         self.prompt_style = prompt_style
         self.history = history
-        self.size = size
-        self._config = GeneratorConfig(task_types=tuple(task_types), split=split, seed=seed,
-                                       max_distractor_types=max_distractor_types, max_instances=max_instances,
-                                       max_receptacles=max_receptacles)
-        self.generator = GameGenerator(self._config, cache_dir)
-        self._game: Any = None
-        self._game_path: str | None = None
-        self._state: Any = None
-        self._tracker = GroundTruthTracker()
-        self._invalid = 0
-        self._belief: Any = None
+        self._engine: Any = None
+        self._engine_path: str | None = None
+        self.game: Game | None = None
+        self._belief: Belief | None = None
         self._recent: list[str] = []
 
-    # ---- task source -------------------------------------------------------------------------------------------
-    @property
-    def num_tasks(self) -> int | None:
-        return self.size
+    # ---- verifier ----------------------------------------------------------------------------------------------
+    def verify(self, task: Task | dict[str, Any], actions: Sequence[str]) -> Verdict:
+        return verifier.verify(self.coerce_task(task), actions, max_turns=self.max_turns)
 
-    def record(self, index: int) -> GameRecord:
-        return self.generator.game(index)
-
-    def get_task(self, index: int) -> Task:
-        return task_from_record(self.record(index), source=f"generated:{self._config.split}:{self._config.seed}")
-
-    # ---- engine ------------------------------------------------------------------------------------------------
-    def _gamefile(self, task: Task) -> str:
-        path = task.metadata.get("gamefile")
-        if path and Path(path).exists():
-            return str(path)
-        return self.record(int(task.metadata["index"])).path  # e.g. a task re-scored on another machine
-
-    def _load(self, path: str) -> None:
-        from . import engine
-
-        if self._game is None or self._game_path != path:
-            self._game = engine.load_game(self._game, path)
-            self._game_path = path
+    def wrong_answers(self, task: Task, rng: random.Random) -> list[list[str]]:
+        return verifier.wrong_answers(task, rng)
 
     # ---- episode -----------------------------------------------------------------------------------------------
     def start(self, task: Task) -> list[Message]:
         from . import engine
 
+        path = verifier.game_file(task)
         with engine.engine_lock():
-            self._load(self._gamefile(task))
-            self._state = self._game.reset()
-        self._tracker = GroundTruthTracker()
-        self._tracker.observe(self._state.feedback)
-        self._invalid = 0
+            if self._engine is None or self._engine_path != path:
+                self._engine = engine.load_game(self._engine, path)
+                self._engine_path = path
+            self.game = Game(self._engine)
+            opening = self.game.start()
         self._recent = []
         self._belief = None
         if self.prompt_style == "rebel":
-            from rlvr_gym.algorithms.rebel.belief import initial_belief
-
-            gt = self._tracker.snapshot()
-            self._belief = initial_belief({}, gt["receptacles"])
+            self._belief = initial_belief({}, self.game.tracker.snapshot()["receptacles"])
         intro = PLAIN_INSTRUCTIONS if self.prompt_style == "plain" else REBEL_INSTRUCTIONS
-        return [Message(role="user", content=f"{intro}\n\n{self._render(self._state.feedback)}")]
-
-    def _admissible(self) -> list[str]:
-        return [c for c in self._state["admissible_commands"] if c not in ("help",)]
+        return [Message(role="user", content=f"{intro}\n\n{self._render(opening)}")]
 
     def _render(self, observation: str) -> str:
+        assert self.game is not None
         parts = []
-        if self.prompt_style == "rebel" and self._belief is not None:
+        if self._belief is not None:
             parts.append(f"<belief_prev>{json.dumps(self._belief.to_json())}</belief_prev>")
             if self._recent:
-                parts.append("Recent actions: " + "; ".join(self._recent[-self.history:]))
+                parts.append("Recent actions: " + "; ".join(self._recent[-self.history :]))
         parts.append(f"Observation: {observation.strip()}")
-        parts.append("Admissible actions: " + ", ".join(self._admissible()))
+        parts.append("Admissible actions: " + ", ".join(self.game.admissible()))
         return "\n\n".join(parts)
 
-    def _update_belief(self, action: str) -> None:
-        if self.prompt_style != "rebel":
-            return
-        from rlvr_gym.algorithms.rebel.belief import merge_belief, parse_belief
-
-        self._belief = merge_belief(self._belief, parse_belief(action))
-
     def respond(self, action: str) -> StepResult:
-        anchor = self._state.feedback
-        admissible = self._admissible()
-        command = extract_command(action)
-        canon = canonical_command(command, admissible)
-        self._update_belief(action)
-        info: dict[str, Any] = {"anchor_obs": anchor, "command": canon or command, "task_type":
-                                self.task.metadata.get("task_type") if self.task else None}
+        from . import engine
+
+        assert self.game is not None
+        anchor = self.game.state.feedback
+        info: dict[str, Any] = {
+            "anchor_obs": anchor,
+            "task_type": self.task.metadata.get("task_type") if self.task else None,
+        }
         if self.turn == 1:
-            info["belief_initial"] = {"objects": {}, "receptacles": self._tracker.snapshot()["receptacles"]}
-        if canon is None:
-            self._invalid += 1
-            text = invalid_feedback(command, admissible)
-            won = False
-        else:
-            from . import engine
-
-            with engine.engine_lock():
-                self._state, _, _ = self._game.step(canon)
-            self._recent.append(canon)
-            text = self._state.feedback
-            self._tracker.observe(text)
-            won = bool(self._state["won"])
-        info.update(observation_text=text, admissible_commands=self._admissible(), won=won,
-                    belief_gt=self._tracker.snapshot(), invalid_actions=self._invalid)
-        verdict = self._verdict(won) if won else None
-        return StepResult(observation=feedback(self._render(text)), reward=1.0 if won else 0.0, terminated=won,
-                          valid_action=canon is not None, verdict=verdict, info=info)
-
-    def _verdict(self, won: bool) -> Verdict:
-        components = {"won": float(won), "steps": float(self.turn), "invalid_actions": float(self._invalid)}
-        note = "task completed" if won else f"turn limit of {self.max_turns} reached"
-        return Verdict(reward=float(won), passed=won, components=components, feedback=note)
+            info["belief_initial"] = {"objects": {}, "receptacles": self.game.tracker.snapshot()["receptacles"]}
+        if self._belief is not None:
+            self._belief = merge_belief(self._belief, parse_belief(action))
+        with engine.engine_lock():
+            move = self.game.play(action)
+        if move.command is not None:
+            self._recent.append(move.command)
+        info.update(
+            command=move.command or move.parsed.command[:200],
+            observation_text=move.feedback,
+            admissible_commands=self.game.admissible(),
+            won=move.won,
+            belief_gt=self.game.tracker.snapshot(),
+            invalid_actions=self.game.invalid,
+        )
+        verdict = verifier.outcome_verdict(True, self.turn, self.game.invalid) if move.won else None
+        return StepResult(
+            observation=feedback(self._render(move.feedback)),
+            reward=1.0 if move.won else 0.0,
+            terminated=move.won,
+            valid_action=move.command is not None,
+            verdict=verdict,
+            info=info,
+        )
 
     def truncation_verdict(self) -> Verdict:
-        return self._verdict(False)
+        return verifier.outcome_verdict(False, self.turn, self.game.invalid if self.game else 0)
 
     def close(self) -> None:
-        if self._game is not None:
-            self._game.close()
-            self._game = None
-            self._game_path = None
-
-
-def task_from_record(record: GameRecord, *, source: str) -> Task:
-    """A Task whose reference actions are the planner walkthrough (one command per turn)."""
-    meta = {"index": record.index, "task_type": record.task_type, "scene": record.scene, "gamefile": record.path,
-            "task_desc": record.task_desc, "params": record.params, "source": source,
-            "difficulty": len(record.walkthrough), **record.extra}
-    return Task(id=f"alfworld-{source.replace(':', '-')}-{record.index}", prompt=f"Your task is to: {record.task_desc}.",
-                ground_truth={"task_type": record.task_type, "walkthrough": record.walkthrough},
-                reference_actions=list(record.walkthrough), metadata=meta)
+        if self._engine is not None:
+            self._engine.close()
+            self._engine = None
+            self._engine_path = None
 
 
 class ALFWorldOfficialEnv(ALFWorldEnv):
-    """The official ALFWorld games from `ALFWORLD_DATA` (`rlvr/ALFWorldOfficial-v0`; split train/seen/unseen)."""
+    """The official ALFWorld games from `ALFWORLD_DATA` (`rlvr/ALFWorldOfficial-v0`).
 
-    def __init__(self, *, split: str = "seen", task_types: list[str] | tuple[str, ...] = TASK_TYPES,
-                 **kwargs: Any) -> None:
+    `split`: `train` or `eval`; `eval_set`: `valid_seen` (default) or `valid_unseen`. The older split names
+    `seen`/`unseen`/`valid_seen`/`valid_unseen` still work and mean `eval` on that set.
+    """
+
+    def __init__(
+        self,
+        *,
+        split: str = "eval",
+        eval_set: str = "valid_seen",
+        seed: int = 0,
+        task_types: Sequence[str] = TASK_TYPES,
+        prompt_style: str = "plain",
+        history: int = 2,
+        max_turns: int | None = 50,
+        **kwargs: Any,
+    ) -> None:
+        legacy = {
+            "seen": "valid_seen",
+            "unseen": "valid_unseen",
+            "valid_seen": "valid_seen",
+            "valid_unseen": "valid_unseen",
+        }
+        if split in legacy:
+            split, eval_set = "eval", legacy[split]
         kwargs.pop("size", None)
-        super().__init__(task_types=task_types, split="seen", **kwargs)
-        from .official import SPLITS
-
-        if split not in SPLITS:
-            raise ValueError(f"split must be one of {sorted(SPLITS)}")
-        self.official_split = split
-        self._task_types = tuple(task_types)
-        from .official import data_root, official_games
-
-        self._game_files = official_games(self.official_split, self._task_types)
-        if not self._game_files:
-            raise EnvUnavailable(
-                f"no official ALFWorld games under ALFWORLD_DATA={data_root()} (set ALFWORLD_DATA after alfworld-download)"
-            )
-
-    def _games(self):
-        return self._game_files
-
-    @property
-    def num_tasks(self) -> int | None:
-        return len(self._games())
-
-    def record(self, index: int) -> GameRecord:
-        from .official import official_record
-
-        return official_record(self._games()[index], index)
-
-    def get_task(self, index: int) -> Task:
-        return task_from_record(self.record(index), source=f"official:{self.official_split}")
+        Env.__init__(self, max_turns=max_turns, **kwargs)
+        self.source = ALFWorldOfficialTasks(split=split, seed=seed, eval_set=eval_set, task_types=tuple(task_types))
+        self._setup(prompt_style, history)

@@ -15,8 +15,7 @@ from pathlib import Path
 
 from .generator import GameRecord, cache_root, canonical_task_type, verify_game
 
-SPLITS = {"train": "train", "seen": "valid_seen", "valid_seen": "valid_seen", "unseen": "valid_unseen",
-          "valid_unseen": "valid_unseen"}
+SETS = ("train", "valid_seen", "valid_unseen")  # the folders of json_2.1.1
 
 
 def data_root() -> Path | None:
@@ -24,13 +23,16 @@ def data_root() -> Path | None:
     return Path(os.path.expandvars(root)).expanduser() if root else None
 
 
-@functools.cache
-def official_games(split: str, task_types: tuple[str, ...]) -> tuple[Path, ...]:
-    """Sorted game files of a split (empty when ALFWORLD_DATA is unset or missing)."""
-    root = data_root()
-    if root is None:
+def official_games(game_set: str, task_types: tuple[str, ...]) -> tuple[Path, ...]:
+    """Sorted game files of one set (`SETS`; empty when ALFWORLD_DATA is unset or missing)."""
+    return _scan(data_root(), game_set, task_types)
+
+
+@functools.cache  # keyed by the data root too: a changed ALFWORLD_DATA must not see the old listing
+def _scan(root: Path | None, game_set: str, task_types: tuple[str, ...]) -> tuple[Path, ...]:
+    if root is None or game_set not in SETS:
         return ()
-    base = root / "json_2.1.1" / SPLITS[split]
+    base = root / "json_2.1.1" / game_set
     if not base.is_dir():
         return ()
     wanted = {canonical_task_type(t) for t in task_types}
@@ -54,8 +56,12 @@ def _goal_text(traj: dict, index: int) -> str:
     p = traj["pddl_params"]
     rng = random.Random(f"alfworld-official:{index}")
     template = rng.choice(glib.gdict[traj["task_type"]]["templates"])
-    return template.format(obj=p["object_target"].lower(), recep=p["parent_target"].lower(),
-                           toggle=p["toggle_target"].lower(), mrecep=p["mrecep_target"].lower())
+    return template.format(
+        obj=p["object_target"].lower(),
+        recep=p["parent_target"].lower(),
+        toggle=p["toggle_target"].lower(),
+        mrecep=p["mrecep_target"].lower(),
+    )
 
 
 def official_record(game: Path, index: int) -> GameRecord:
@@ -70,8 +76,8 @@ def official_record(game: Path, index: int) -> GameRecord:
             patched.parent.mkdir(parents=True, exist_ok=True)
             data["grammar"] = data["grammar"].replace("UNKNOWN GOAL", desc)
             patched.write_text(json.dumps(data))
-            plan = data.get("walkthrough") or verify_game(str(patched), max_plan_length=200) or []
-            data["walkthrough"] = plan
+            verified = None if data.get("walkthrough") else verify_game(str(patched), max_plan_length=200)
+            data["walkthrough"] = data.get("walkthrough") or (verified.walkthrough if verified else [])
             patched.write_text(json.dumps(data))
         data = json.loads(patched.read_text())
         path = patched
@@ -79,8 +85,15 @@ def official_record(game: Path, index: int) -> GameRecord:
         marker = "Your task is to: "
         start = data["grammar"].find(marker)
         if start >= 0:
-            desc = data["grammar"][start + len(marker):].split(".", 1)[0]
-    return GameRecord(index=index, path=str(path), task_type=traj["task_type"], task_desc=desc,
-                      scene=int(traj.get("scene", {}).get("scene_num", -1)), params=traj["pddl_params"],
-                      walkthrough=list(data.get("walkthrough") or []), attempt=0,
-                      extra={"source": str(game), "split": "official"})
+            desc = data["grammar"][start + len(marker) :].split(".", 1)[0]
+    return GameRecord(
+        index=index,
+        path=str(path),
+        task_type=traj["task_type"],
+        task_desc=desc,
+        scene=int(traj.get("scene", {}).get("scene_num", -1)),
+        params=traj["pddl_params"],
+        walkthrough=list(data.get("walkthrough") or []),
+        attempt=0,
+        extra={"source": str(game), "split": "official"},
+    )

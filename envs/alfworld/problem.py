@@ -7,6 +7,7 @@ receptacle and object locations); the goal is the task type's PDDL from `alfworl
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass, field, replace
 
@@ -49,12 +50,13 @@ class Problem:
         return write_pddl(self, name)
 
 
-def _pickable_types() -> set[str]:
+@functools.cache
+def _pickable_types() -> frozenset[str]:
     c = constants()
     out: set[str] = set()
     for contents in c.VAL_RECEPTACLE_OBJECTS.values():
         out |= {o for o in contents if not o.endswith("Sliced")}
-    return out - (set(c.RECEPTACLES) - set(c.MOVABLE_RECEPTACLES))
+    return frozenset(out - (set(c.RECEPTACLES) - set(c.MOVABLE_RECEPTACLES)))
 
 
 def _hosts(scene: Scene, otype: str) -> list[Receptacle]:
@@ -72,82 +74,99 @@ def _object_id(otype: str, rng: random.Random, used: set[str]) -> str:
             return oid
 
 
-def _choose_params(task_type: str, scene: Scene, types: list[str], rng: random.Random) -> dict[str, str]:
-    """Task targets valid for this scene; raises SampleError when the scene has none."""
+_ACTION_RECEPTACLE = {
+    "pick_clean_then_place_in_recep": ("SinkBasin", "Cleanable"),
+    "pick_heat_then_place_in_recep": ("Microwave", "Heatable"),
+    "pick_cool_then_place_in_recep": ("Fridge", "Coolable"),
+}
+
+
+def _params(object_target: str = "", parent_target: str = "", toggle_target: str = "") -> dict[str, str]:
+    return {
+        "object_target": object_target,
+        "parent_target": parent_target,
+        "toggle_target": toggle_target,
+        "mrecep_target": "",
+        "object_sliced": "",
+    }
+
+
+def goal_params(task_type: str, scene: Scene) -> list[dict[str, str]]:
+    """Every task target this scene can host, in a fixed order (the generator enumerates goals from this list)."""
     c = constants()
     if scene.room not in c.GOALS_VALID[task_type]:
-        raise SampleError(f"{task_type} is not valid in a {scene.room}")
-    rtypes = scene.receptacle_types()
-    action_recep = {"pick_clean_then_place_in_recep": ("SinkBasin", "Cleanable"),
-                    "pick_heat_then_place_in_recep": ("Microwave", "Heatable"),
-                    "pick_cool_then_place_in_recep": ("Fridge", "Coolable")}.get(task_type)
-    params = {"object_target": "", "parent_target": "", "toggle_target": "", "mrecep_target": "",
-              "object_sliced": ""}
+        return []
+    types = sorted(set(scene.object_types))
+    pickable = _pickable_types()
     if task_type == "look_at_obj_in_light":
         lamps = [t for t in types if t in c.VAL_ACTION_OBJECTS["Toggleable"] and _hosts(scene, t)]
-        objs = [t for t in types if t in _pickable_types() and _hosts(scene, t)]
-        if not lamps or not objs:
-            raise SampleError("no lamp or no object")
-        params.update(object_target=rng.choice(objs), toggle_target=rng.choice(lamps))
-        return params
-    candidates = []
+        objs = [t for t in types if t in pickable and _hosts(scene, t)]
+        return [_params(object_target=o, toggle_target=lamp) for o in objs for lamp in lamps]
+    rtypes = scene.receptacle_types()
+    action_recep = _ACTION_RECEPTACLE.get(task_type)
+    out = []
     for otype in types:
-        if otype not in _pickable_types():
+        if otype not in pickable:
             continue
         if action_recep and (action_recep[0] not in rtypes or otype not in c.VAL_ACTION_OBJECTS[action_recep[1]]):
             continue
         for rtype in sorted(rtypes):
             if rtype == (action_recep[0] if action_recep else None) or otype not in c.VAL_RECEPTACLE_OBJECTS.get(
-                    rtype, ()):
+                rtype, ()
+            ):
                 continue
             # the object needs a host other than the goal receptacle type
             if any(r.type != rtype for r in _hosts(scene, otype)):
-                candidates.append((otype, rtype))
-    if not candidates:
-        raise SampleError("no (object, receptacle) pair")
-    otype, rtype = rng.choice(candidates)
-    params.update(object_target=otype, parent_target=rtype)
-    return params
+                out.append(_params(object_target=otype, parent_target=rtype))
+    return out
 
 
-def restrict_scene(scene: Scene, task_type: str, params: dict[str, str], rng: random.Random,
-                   max_receptacles: int) -> Scene:
+def restrict_scene(
+    scene: Scene, task_type: str, params: dict[str, str], rng: random.Random, max_receptacles: int
+) -> Scene:
     """Keep the receptacles the task needs (a host of the target that is not the goal type, one goal receptacle,
     the sink/microwave/fridge, the lamp's host) plus random others, up to `max_receptacles` (easy games)."""
     c = constants()
     recs = list(scene.receptacles)
     target, parent, toggle = params["object_target"], params["parent_target"], params["toggle_target"]
-    needed: list[Receptacle] = []
+    needed: list[str] = []  # receptacle ids (ids are unique within a scene; comparing them is cheap)
 
     def need(options: list[Receptacle]) -> None:
-        if options and not any(r in needed for r in options):
-            needed.append(rng.choice(options))
+        if options and not any(r.id in needed for r in options):
+            needed.append(rng.choice(options).id)
 
     need([r for r in _hosts(scene, target) if r.type != parent])
     if parent:
         need([r for r in recs if r.type == parent])
-    tool = {"pick_clean_then_place_in_recep": "SinkBasin", "pick_heat_then_place_in_recep": "Microwave",
-            "pick_cool_then_place_in_recep": "Fridge"}.get(task_type)
+    tool = {
+        "pick_clean_then_place_in_recep": "SinkBasin",
+        "pick_heat_then_place_in_recep": "Microwave",
+        "pick_cool_then_place_in_recep": "Fridge",
+    }.get(task_type)
     if tool:
         need([r for r in recs if r.type == tool])
     if toggle and toggle in c.VAL_ACTION_OBJECTS["Toggleable"]:
         need(_hosts(scene, toggle))
-    others = [r for r in recs if r not in needed]
+    others = [r.id for r in recs if r.id not in needed]
     extra = rng.sample(others, max(0, min(len(others), max_receptacles - len(needed))))
     keep = set(needed) | set(extra)
-    return replace(scene, receptacles=tuple(r for r in recs if r in keep))
+    return replace(scene, receptacles=tuple(r for r in recs if r.id in keep))
 
 
-def sample_problem(task_type: str, scene: Scene, rng: random.Random, *, max_distractor_types: int = 8,
-                   max_instances: int = MAX_INSTANCES, max_receptacles: int | None = None) -> Problem:
-    """Targets, then up to `max_distractor_types` other object classes of the scene (1..`max_instances` instances
-    each), every object placed into a receptacle that can hold it. Fewer objects = faster engine, shorter text;
-    `max_receptacles` also trims the scene's receptacles (the ones the task needs always stay)."""
+def sample_problem(
+    task_type: str,
+    scene: Scene,
+    params: dict[str, str],
+    rng: random.Random,
+    *,
+    max_distractor_types: int = 8,
+    max_instances: int = MAX_INSTANCES,
+) -> Problem:
+    """Place the objects for a goal (`params`, from `goal_params`): the targets, then up to `max_distractor_types`
+    other object classes of the scene (1..`max_instances` instances each), every object in a receptacle that can
+    hold it. Fewer objects = faster engine, shorter text. `scene` may be trimmed first (`restrict_scene`)."""
     c = constants()
     types = sorted(set(scene.object_types))
-    params = _choose_params(task_type, scene, types, rng)
-    if max_receptacles is not None:
-        scene = restrict_scene(scene, task_type, params, rng, max_receptacles)
     keep = {params["object_target"], params["toggle_target"]}
     others = [t for t in types if t not in keep]
     chosen = set(rng.sample(others, min(max_distractor_types, len(others)))) | keep
@@ -198,10 +217,16 @@ def write_pddl(problem: Problem, name: str) -> str:
 
     # Only the type constants this problem can use: every extra constant multiplies Fast Downward's grounding.
     params = problem.params
-    otypes = sorted({o.type for o in problem.objects} | {"Knife", "ButterKnife"}
-                    | {t for t in (params["object_target"], params["toggle_target"]) if t})
-    static = sorted({r.type for r in problem.scene.receptacles} | {"SinkBasin", "Microwave", "Fridge"}
-                    | ({params["parent_target"]} if params["parent_target"] else set()))
+    otypes = sorted(
+        {o.type for o in problem.objects}
+        | {"Knife", "ButterKnife"}
+        | {t for t in (params["object_target"], params["toggle_target"]) if t}
+    )
+    static = sorted(
+        {r.type for r in problem.scene.receptacles}
+        | {"SinkBasin", "Microwave", "Fridge"}
+        | ({params["parent_target"]} if params["parent_target"] else set())
+    )
     locs = _unique_locations(problem)
     start = loc_id(problem.start)
     recs = problem.scene.receptacles
@@ -217,8 +242,9 @@ def write_pddl(problem: Problem, name: str) -> str:
         if rec.type in c.OPENABLE_CLASS_SET:
             init.append(f"(openable {rec.id})")
     for rtype in sorted({r.type for r in recs}):
-        init += [f"(canContain {rtype}Type {o}Type)" for o in present_otypes
-                 if o in c.VAL_RECEPTACLE_OBJECTS.get(rtype, ())]
+        init += [
+            f"(canContain {rtype}Type {o}Type)" for o in present_otypes if o in c.VAL_RECEPTACLE_OBJECTS.get(rtype, ())
+        ]
     flags = {"Cleanable": "cleanable", "Heatable": "heatable", "Coolable": "coolable", "Sliceable": "sliceable"}
     for obj in problem.objects:
         init.append(f"(objectType {obj.id} {obj.type}Type)")
@@ -231,17 +257,31 @@ def write_pddl(problem: Problem, name: str) -> str:
         init += [f"({pred} {obj.id})" for key, pred in flags.items() if obj.type in c.VAL_ACTION_OBJECTS[key]]
     p = problem.params
     goal = glib.gdict[problem.task_type]["pddl"].format(
-        obj=p["object_target"], recep=p["parent_target"], toggle=p["toggle_target"], mrecep=p["mrecep_target"])
-    text = (f"(define (problem {name})\n  (:domain alfred)\n  (:objects\n    " + "\n    ".join(decl)
-            + "\n  )\n  (:init\n    " + "\n    ".join(init) + "\n  )\n" + goal)
+        obj=p["object_target"], recep=p["parent_target"], toggle=p["toggle_target"], mrecep=p["mrecep_target"]
+    )
+    text = (
+        f"(define (problem {name})\n  (:domain alfred)\n  (:objects\n    "
+        + "\n    ".join(decl)
+        + "\n  )\n  (:init\n    "
+        + "\n    ".join(init)
+        + "\n  )\n"
+        + goal
+    )
     return fix_pddl_chars(text)
 
 
-def task_description(problem: Problem, rng: random.Random) -> str:
-    """One of the goal library's templates, filled like alfworld's `get_templated_task_desc`."""
+def goal_text(task_type: str, params: dict[str, str], template: int) -> str:
+    """Template `template` of the goal library for this task type, filled like alfworld's `get_templated_task_desc`."""
+    text = goal_templates(task_type)[template]
+    return text.format(
+        obj=params["object_target"].lower(),
+        recep=params["parent_target"].lower(),
+        toggle=params["toggle_target"].lower(),
+        mrecep=params["mrecep_target"].lower(),
+    )
+
+
+def goal_templates(task_type: str) -> list[str]:
     import alfworld.gen.goal_library as glib
 
-    p = problem.params
-    template = rng.choice(glib.gdict[problem.task_type]["templates"])
-    return template.format(obj=p["object_target"].lower(), recep=p["parent_target"].lower(),
-                           toggle=p["toggle_target"].lower(), mrecep=p["mrecep_target"].lower())
+    return list(glib.gdict[task_type]["templates"])

@@ -25,9 +25,12 @@ TASK_TYPES = (
 )
 # Short names accepted in configs.
 TASK_ALIASES = {
-    "pick_and_place": "pick_and_place_simple", "look_at_obj_in_light": "look_at_obj_in_light",
-    "pick_clean_then_place": "pick_clean_then_place_in_recep", "pick_heat_then_place": "pick_heat_then_place_in_recep",
-    "pick_cool_then_place": "pick_cool_then_place_in_recep", "pick_two_obj": "pick_two_obj_and_place",
+    "pick_and_place": "pick_and_place_simple",
+    "look_at_obj_in_light": "look_at_obj_in_light",
+    "pick_clean_then_place": "pick_clean_then_place_in_recep",
+    "pick_heat_then_place": "pick_heat_then_place_in_recep",
+    "pick_cool_then_place": "pick_cool_then_place_in_recep",
+    "pick_two_obj": "pick_two_obj_and_place",
 }
 # Receptacles that can host a desk/floor lamp. The ALFRED tables list no container for lamps (their placement
 # came from the simulator), so this small table is ours.
@@ -83,6 +86,13 @@ def scene_numbers(split: str) -> list[int]:
     return sorted(n for n in numbers if (layouts / f"FloorPlan{n}-openable.json").exists())
 
 
+def display_kind(alfred_id: str) -> str:
+    """The name alfworld's demangler shows for an id, without its number: the id's first part, plus "basin" when
+    the id mentions a basin (`Sink|...|SinkBasin` -> "sinkbasin")."""
+    head = alfred_id.split("|", 1)[0]
+    return (head + ("basin" if "basin" in alfred_id.lower() else "")).lower()
+
+
 def receptacle_type(alfred_id: str) -> str:
     parts = alfred_id.split("|")
     return parts[-1] if parts[-1].endswith("Basin") else parts[0]
@@ -101,8 +111,11 @@ def load_scene(number: int) -> Scene:
     floor = np.load(layouts / f"FloorPlan{number}-layout.npy")
     floor_points = tuple(sorted({(round(x / STEP), round(z / STEP)) for x, z in floor.tolist()}))
     static = set(c.RECEPTACLES) - set(c.MOVABLE_RECEPTACLES)
-    recs = [Receptacle(rid, receptacle_type(rid), _grid_point(p)) for rid, p in sorted(openable.items())
-            if receptacle_type(rid) in static]
+    recs = [
+        Receptacle(rid, receptacle_type(rid), _grid_point(p))
+        for rid, p in sorted(openable.items())
+        if receptacle_type(rid) in static
+    ]
     have = {r.type for r in recs}
     rng = random.Random(f"scene:{number}")
     for rtype in sorted(set(object_types) & static - have):
@@ -110,5 +123,7 @@ def load_scene(number: int) -> Scene:
         for k in range(count):
             x, z = floor_points[rng.randrange(len(floor_points))]
             rid = f"{rtype}|{x * STEP:+06.2f}|+00.90|{z * STEP + 0.01 * k:+06.2f}"
+            if rtype.endswith("Basin"):  # ALFRED spells basins `Sink|...|SinkBasin` (shown as "sinkbasin 1")
+                rid = f"{rtype[: -len('Basin')]}|{rid.split('|', 1)[1]}|{rtype}"
             recs.append(Receptacle(rid, rtype, (x, z, 90 * rng.randrange(4), 30)))
     return Scene(number, room_type(number), tuple(recs), object_types, floor_points)

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import pytest
+import os
 
-GAMES_PER_TYPE = 10
+import pytest
+from alfworld_cases import GAMES_PER_TYPE
 
 
 @pytest.fixture(scope="session")
 def alfworld_cache(tmp_path_factory) -> str:
-    return str(tmp_path_factory.mktemp("alfworld-cache"))
+    """A session-private game cache; RLVR_GYM_ALFWORLD_TEST_CACHE names a kept one (faster reruns while developing)."""
+    return os.environ.get("RLVR_GYM_ALFWORLD_TEST_CACHE") or str(tmp_path_factory.mktemp("alfworld-cache"))
 
 
 @pytest.fixture(scope="session")
@@ -17,7 +19,7 @@ def alfworld_env(alfworld_cache):
     pytest.importorskip("alfworld")
     from rlvr_gym.envs.alfworld.env import ALFWorldEnv
 
-    # size = the generated set, so check_env's seeds land on games generated once for the session
+    # size = the generated set, so gymnasium's check_env seeds land on games generated once for the session
     env = ALFWorldEnv(cache_dir=alfworld_cache, max_turns=50, size=6 * GAMES_PER_TYPE)
     yield env
     env.close()
@@ -25,5 +27,5 @@ def alfworld_env(alfworld_cache):
 
 @pytest.fixture(scope="session")
 def generated_records(alfworld_env):
-    """10 verified games per task type (indices 0..59 cycle through the six types)."""
-    return alfworld_env.generator.pregenerate(list(range(6 * GAMES_PER_TYPE)))
+    """GAMES_PER_TYPE verified train games per task type (indices cycle through the six types)."""
+    return alfworld_env.source.generator.pregenerate(list(range(6 * GAMES_PER_TYPE)))

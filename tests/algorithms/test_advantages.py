@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -24,13 +27,40 @@ def test_registry_lists_builtins_and_rejects_duplicates():
         get_estimator("no-such-estimator")
     with pytest.raises(ValueError):
         register_estimator("grpo")(lambda inp: AdvantageOutput(episode=inp.rewards))
+    assert {"rebel", "gigpo"} <= set(list_estimators())
+
+
+def test_estimators_are_entry_point_plugins(tmp_path):
+    """One file plus one entry-point line makes a new estimator; listing names imports no estimator module."""
+    (tmp_path / "my_estimator.py").write_text(
+        "from rlvr_gym.algorithms.advantages.base import AdvantageOutput\n"
+        "def doubled(inp):\n    return AdvantageOutput(episode=2 * inp.rewards)\n"
+    )
+    dist = tmp_path / "my_estimator-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: my-estimator\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[rlvr_gym.estimators]\ndoubled = my_estimator:doubled\n")
+    code = (
+        "import sys\n"
+        "from rlvr_gym.algorithms.advantages import AdvantageInput, get_estimator, list_estimators\n"
+        "names = list_estimators()\n"
+        "assert 'doubled' in names and 'grpo' in names, names\n"
+        "loaded = [m for m in sys.modules if m.startswith('rlvr_gym.algorithms.advantages.') and m[31:] != 'base']\n"
+        "assert not loaded, loaded\n"
+        "out = get_estimator('doubled')(AdvantageInput.from_rewards([[1.0, 0.0]]))\n"
+        "assert out.episode.tolist() == [2.0, 0.0]\n"
+        "assert get_estimator('rebel').__module__ == 'rlvr_gym.algorithms.rebel.estimators'\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=120)
 
 
 def test_grpo_zscore_and_dr_grpo():
     out = adv("grpo", [[1, 0, 0, 0]])
     np.testing.assert_allclose(out.episode, [1.5, -0.5, -0.5, -0.5], atol=1e-5)  # mean .25, unbiased std .5
-    np.testing.assert_allclose(adv("grpo", [[1, 0, 0, 0]], params={"scale_std": False}).episode,
-                               [0.75, -0.25, -0.25, -0.25])
+    np.testing.assert_allclose(
+        adv("grpo", [[1, 0, 0, 0]], params={"scale_std": False}).episode, [0.75, -0.25, -0.25, -0.25]
+    )
     np.testing.assert_allclose(adv("dr_grpo", [[2, 0]]).episode, [1.0, -1.0])
 
 
@@ -56,16 +86,23 @@ def test_lampo_confidence_weights():
     out = adv("lampo", [[1, 0]], seq_logprobs=np.array([-2.0, -1.0]))
     np.testing.assert_allclose(out.episode, [2 * sig(1), -2 * sig(1)])
     # beta = 0 reduces to RLOO
-    np.testing.assert_allclose(adv("lampo", [[1, 0, 0]], seq_logprobs=np.array([-1.0, -3.0, -0.2]),
-                                   params={"beta": 0.0}).episode, [1.0, -0.5, -0.5])
+    np.testing.assert_allclose(
+        adv("lampo", [[1, 0, 0]], seq_logprobs=np.array([-1.0, -3.0, -0.2]), params={"beta": 0.0}).episode,
+        [1.0, -0.5, -0.5],
+    )
 
 
 def test_edas_scales_wrong_answers_by_frequency():
     out = adv("edas", [[1, 0, 0, 0]], answers=["4", "5", " 5", "7"], correct=np.array([True, False, False, False]))
     # GRPO [1.5, -.5, -.5, -.5]; wrong freqs [2/3, 2/3, 1/3], mean 5/9 -> scales [1.2, 1.2, 0.6]
     np.testing.assert_allclose(out.episode, [1.5, -0.6, -0.6, -0.3], atol=1e-5)
-    clipped = adv("edas", [[1, 0, 0, 0, 0]], answers=["1", "2", "2", "2", "3"],
-                  correct=np.array([True, False, False, False, False]), params={"lo": 0.5, "hi": 1.2})
+    clipped = adv(
+        "edas",
+        [[1, 0, 0, 0, 0]],
+        answers=["1", "2", "2", "2", "3"],
+        correct=np.array([True, False, False, False, False]),
+        params={"lo": 0.5, "hi": 1.2},
+    )
     base = adv("grpo", [[1, 0, 0, 0, 0]]).episode
     # freqs [3/4,3/4,3/4,1/4], mean 10/16 -> [1.2,1.2,1.2,0.4->0.5]
     np.testing.assert_allclose(clipped.episode, base * np.array([1, 1.2, 1.2, 1.2, 0.5]), atol=1e-6)

@@ -12,8 +12,8 @@ from rlvr_gym.algorithms.rebel.advantage import (
     per_task_normalise,
     rebel_advantage,
 )
-from rlvr_gym.algorithms.rebel.belief import Belief
 from rlvr_gym.algorithms.rebel.grouping import NULL_KEY, anchor_clusters, belief_step_key
+from rlvr_gym.envs.alfworld.belief import Belief
 
 
 def test_discounted_returns():
@@ -27,8 +27,9 @@ def test_keyed_normalise_singletons_get_zero():
 
 def test_rebel_advantage_hand_computed():
     # one task group, two episodes; A succeeds (R_g = 10), B fails; they share only their first step's key
-    a_ep, turns = rebel_advantage(["g", "g"], [10.0, 0.0], [[0.2, 0.4], [0.1, 0.1]], [["k1", "k2"], ["k1", "k3"]],
-                                  gamma=0.5, step_weight=0.5)
+    a_ep, turns = rebel_advantage(
+        ["g", "g"], [10.0, 0.0], [[0.2, 0.4], [0.1, 0.1]], [["k1", "k2"], ["k1", "k3"]], gamma=0.5, step_weight=0.5
+    )
     assert a_ep == pytest.approx([5.0, -5.0])
     # R_env: A [5, 10], B [0, 0]; R_belief: A [0.4, 0.4], B [0.15, 0.1]
     # group k1: env ±2.5, belief ±0.125 -> A_step ±2.625; k2, k3 singletons -> 0
@@ -42,8 +43,14 @@ def test_rebel_groups_never_cross_task_groups():
 
 
 def test_gigpo_advantage_hand_computed():
-    a_ep, turns = gigpo_advantage(["g", "g"], [1.0, 0.0], [[0.0, 1.0], [0.0, 0.0, 0.0]],
-                                  [["s0", "s1"], ["s0", "s2", "s1"]], gamma=0.5, step_weight=1.0)
+    a_ep, turns = gigpo_advantage(
+        ["g", "g"],
+        [1.0, 0.0],
+        [[0.0, 1.0], [0.0, 0.0, 0.0]],
+        [["s0", "s1"], ["s0", "s2", "s1"]],
+        gamma=0.5,
+        step_weight=1.0,
+    )
     # episode term across step rows: mean = (2·1 + 3·0)/5 = 0.4
     assert a_ep == pytest.approx([0.6, -0.4])
     # returns A [0.5, 1], B [0, 0, 0]; s0: ±0.25, s1: ±0.5, s2 singleton

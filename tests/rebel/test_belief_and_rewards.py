@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from rlvr_gym.algorithms.rebel.belief import Belief, format_output, merge_belief, parse_belief, parse_output
 from rlvr_gym.algorithms.rebel.rewards import (
     format_reward,
     gt_phase,
@@ -15,10 +14,15 @@ from rlvr_gym.algorithms.rebel.rewards import (
     prediction_reward,
     state_reward,
 )
+from rlvr_gym.envs.alfworld.belief import Belief, format_output, merge_belief, parse_belief, parse_output
 
 BELIEF = {
-    "state": {"objects": {"Apple 1": "CounterTop 1 "}, "states": {}, "visited": ["countertop 1"],
-              "unvisited_candidates": ["fridge 1", "countertop 1"]},
+    "state": {
+        "objects": {"Apple 1": "CounterTop 1 "},
+        "states": {},
+        "visited": ["countertop 1"],
+        "unvisited_candidates": ["fridge 1", "countertop 1"],
+    },
     "task": {"phase": "Find", "target": "apple 1", "subgoal": "find the apple"},
     "prediction": "If I execute go to fridge 1, I expect the fridge 1 is closed.",
 }
@@ -45,21 +49,37 @@ def test_parse_belief_retries_single_quotes_and_fills_missing_keys():
     assert parse_belief("no tags") is None
 
 
-@pytest.mark.parametrize("text", [
-    "<belief>{}</belief><action>look</action>",  # no think
-    "<belief>{}</belief><think>t</think>",  # no action
-    "<belief>{oops</belief><think>t</think><action>look</action>",  # bad JSON
-    "<belief>{}</belief><think>我想</think><action>look</action>",  # CJK
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<belief>{}</belief><action>look</action>",  # no think
+        "<belief>{}</belief><think>t</think>",  # no action
+        "<belief>{oops</belief><think>t</think><action>look</action>",  # bad JSON
+        "<belief>{}</belief><think>我想</think><action>look</action>",  # CJK
+    ],
+)
 def test_format_rejections(text):
     assert not parse_output(text).format_ok
 
 
 def test_cumulative_merge():
-    cum = Belief(objects={"apple 1": "countertop 1", "mug 1": "unknown"}, visited=["countertop 1"],
-                 unvisited=["fridge 1", "cabinet 1"], phase="find", target="apple 1", subgoal="s")
-    new = Belief(objects={"apple 1": "in_hand"}, visited=["fridge 1", "countertop 1"], unvisited=["drawer 1"],
-                 phase="", target="", subgoal="pick it", prediction="p")
+    cum = Belief(
+        objects={"apple 1": "countertop 1", "mug 1": "unknown"},
+        visited=["countertop 1"],
+        unvisited=["fridge 1", "cabinet 1"],
+        phase="find",
+        target="apple 1",
+        subgoal="s",
+    )
+    new = Belief(
+        objects={"apple 1": "in_hand"},
+        visited=["fridge 1", "countertop 1"],
+        unvisited=["drawer 1"],
+        phase="",
+        target="",
+        subgoal="pick it",
+        prediction="p",
+    )
     merged = merge_belief(cum, new)
     assert merged.objects == {"apple 1": "in_hand", "mug 1": "unknown"}  # last write wins
     assert merged.visited == ["countertop 1", "fridge 1"]  # dedup append
@@ -80,15 +100,18 @@ def test_format_reward_values():
     assert format_reward(False, False) == pytest.approx(-0.05)
 
 
-@pytest.mark.parametrize(("commands", "holding", "won", "phase"), [
-    (["go to sinkbasin 1", "clean mug 1 with sinkbasin 1", "move mug 1 to sinkbasin 1"], True, False, "transform"),
-    (["go to shelf 1", "move mug 1 to shelf 1"], True, False, "place"),
-    (["go to shelf 1", "move mug 1 to shelf 1"], False, False, "find"),
-    (["take mug 1 from shelf 1", "go to shelf 2"], False, False, "pickup"),
-    (["pick up mug 1"], False, False, "pickup"),
-    (["go to shelf 1", "look"], False, False, "find"),
-    (["heat mug 1 with microwave 1"], True, True, "done"),
-])
+@pytest.mark.parametrize(
+    ("commands", "holding", "won", "phase"),
+    [
+        (["go to sinkbasin 1", "clean mug 1 with sinkbasin 1", "move mug 1 to sinkbasin 1"], True, False, "transform"),
+        (["go to shelf 1", "move mug 1 to shelf 1"], True, False, "place"),
+        (["go to shelf 1", "move mug 1 to shelf 1"], False, False, "find"),
+        (["take mug 1 from shelf 1", "go to shelf 2"], False, False, "pickup"),
+        (["pick up mug 1"], False, False, "pickup"),
+        (["go to shelf 1", "look"], False, False, "find"),
+        (["heat mug 1 with microwave 1"], True, True, "done"),
+    ],
+)
 def test_gt_phase(commands, holding, won, phase):
     assert gt_phase(commands, holding, won) == phase
 
@@ -103,13 +126,21 @@ def test_prediction_reward_hand_computed():
     assert prediction_reward("I expect nothing", obs) == 0.0  # no features
 
 
-GT = {"objects": {"apple 1": "countertop 1", "mug 1": "countertop 1"}, "inventory": ["mug 1"], "states": {},
-      "visited": ["countertop 1", "fridge 1"], "receptacles": ["countertop 1", "fridge 1", "cabinet 1"]}
+GT = {
+    "objects": {"apple 1": "countertop 1", "mug 1": "countertop 1"},
+    "inventory": ["mug 1"],
+    "states": {},
+    "visited": ["countertop 1", "fridge 1"],
+    "receptacles": ["countertop 1", "fridge 1", "cabinet 1"],
+}
 
 
 def test_state_reward_hand_computed():
-    belief = Belief(objects={"apple 1": "countertop 1", "mug 1": "in_hand", "egg 1": "fridge 1"},
-                    visited=["countertop 1", "drawer 1"], unvisited=["fridge 1", "cabinet 1"])
+    belief = Belief(
+        objects={"apple 1": "countertop 1", "mug 1": "in_hand", "egg 1": "fridge 1"},
+        visited=["countertop 1", "drawer 1"],
+        unvisited=["fridge 1", "cabinet 1"],
+    )
     # objects: both GT facts agree, the unobserved egg is free -> 1.0; states: GT empty -> 0.7 (step >= 2);
     # visited: tp=1, F1 = 2/4 = 0.5, one false positive -> 0.4; unvisited: 1 of 2 was visited -> 0.5
     expected = 0.35 * 1.0 + 0.25 * 0.7 + 0.25 * 0.4 + 0.15 * 0.5
@@ -122,12 +153,45 @@ def test_state_reward_hand_computed():
 
 
 def test_intrinsic_reward_combination():
-    belief = Belief(objects={"apple 1": "countertop 1", "mug 1": "in_hand"}, visited=["countertop 1", "fridge 1"],
-                    phase="place", prediction="If I execute go to fridge 1, I expect the fridge 1 is closed.")
-    r = intrinsic_reward(belief, format_ok=True, admissible=True, gt=GT, phase="place",
-                         next_observation="The fridge 1 is closed.", step=3)
+    belief = Belief(
+        objects={"apple 1": "countertop 1", "mug 1": "in_hand"},
+        visited=["countertop 1", "fridge 1"],
+        phase="place",
+        prediction="If I execute go to fridge 1, I expect the fridge 1 is closed.",
+    )
+    r = intrinsic_reward(
+        belief,
+        format_ok=True,
+        admissible=True,
+        gt=GT,
+        phase="place",
+        next_observation="The fridge 1 is closed.",
+        step=3,
+    )
     r_state = 0.35 + 0.25 * 0.7 + 0.25 + 0.15
     assert r.state == pytest.approx(r_state) and r.task == 1.0 and r.prediction == pytest.approx(0.5)
     assert r.total == pytest.approx(0.4 * r_state + 0.3 * 1.0 + 0.2 * 0.5 + 0.1 * 0.01)
     bad = intrinsic_reward(None, format_ok=False, admissible=True, gt=GT, phase="find", next_observation="x", step=0)
     assert bad.total == pytest.approx(0.1 * -0.05)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ['{"a":' * 100_000, "[" * 100_000, '{"state": "' + "x" * 40_000 + '"}', "{'state': {'objects': {'Apple 1': 1"],
+)
+def test_hostile_beliefs_are_no_belief(raw):
+    """Deep nesting (a RecursionError in the JSON decoder), oversize and broken JSON: None, never an exception."""
+    parsed = parse_output(f"<belief>{raw}</belief><think>t</think><action>look</action>")
+    assert parsed.belief is None and not parsed.format_ok and parsed.action == "look"
+
+
+def test_the_env_owns_the_belief_format():
+    """The ALFWorld env speaks this protocol; algorithms read it from the env package, never the reverse."""
+    import pathlib
+
+    import rlvr_gym.envs.alfworld as alfworld
+
+    for path in pathlib.Path(alfworld.__file__).parent.glob("*.py"):
+        assert "algorithms" not in "".join(
+            line for line in path.read_text().splitlines() if line.lstrip().startswith(("import ", "from "))
+        ), path

@@ -7,26 +7,54 @@ import pytest
 
 from rlvr_gym.algorithms.advantages import AdvantageInput, compute_advantages, get_estimator
 from rlvr_gym.algorithms.rebel.advantage import rebel_advantage
-from rlvr_gym.algorithms.rebel.belief import Belief, format_output
 from rlvr_gym.algorithms.rebel.estimators import belief_trace
+from rlvr_gym.envs.alfworld.belief import Belief, format_output
 from rlvr_gym.types import Episode, Message, Turn, Verdict
 
 INTRO = "You are in the middle of a room. Looking quickly around you, you see a countertop 1, and a fridge 1."
 
 
-def turn(i: int, action: str, *, anchor: str, obs_after: str, admissible: list[str], gt: dict,
-         valid: bool = True, won: bool = False) -> Turn:
-    info = {"anchor_obs": anchor, "observation_text": obs_after, "admissible_commands": admissible, "won": won,
-            "belief_gt": gt}
+def turn(
+    i: int,
+    action: str,
+    *,
+    anchor: str,
+    obs_after: str,
+    admissible: list[str],
+    gt: dict,
+    valid: bool = True,
+    won: bool = False,
+) -> Turn:
+    info = {
+        "anchor_obs": anchor,
+        "observation_text": obs_after,
+        "admissible_commands": admissible,
+        "won": won,
+        "belief_gt": gt,
+    }
     if i == 0:
         info["belief_initial"] = {"objects": {}, "receptacles": ["countertop 1", "fridge 1"]}
-    return Turn(index=i, observation=[Message(role="user", content=anchor)], action=action,
-                reward=1.0 if won else 0.0, valid_action=valid, info=info, token_ids=[1] * (3 + i))
+    return Turn(
+        index=i,
+        observation=[Message(role="user", content=anchor)],
+        action=action,
+        reward=1.0 if won else 0.0,
+        valid_action=valid,
+        info=info,
+        token_ids=[1] * (3 + i),
+    )
 
 
 def episode(eid: str, turns: list[Turn], won: bool) -> Episode:
-    return Episode(episode_id=eid, env_id="rlvr/ALFWorld-v0", task_id="t", group_id="g", turns=turns,
-                   verdict=Verdict(reward=float(won), passed=won), task_metadata={"task_type": "pick_and_place"})
+    return Episode(
+        episode_id=eid,
+        env_id="rlvr/ALFWorld-v0",
+        task_id="t",
+        group_id="g",
+        turns=turns,
+        verdict=Verdict(reward=float(won), passed=won),
+        task_metadata={"task_type": "pick_and_place"},
+    )
 
 
 ARRIVE = "You arrive at countertop 1. On the countertop 1, you see a apple 1."
@@ -35,28 +63,77 @@ GT2 = {"objects": {"apple 1": "in_hand"}, "inventory": ["apple 1"], "states": {}
 
 
 def good_episode() -> Episode:
-    b1 = Belief(objects={"apple 1": "countertop 1"}, visited=["countertop 1"], phase="pickup", target="apple 1",
-                prediction="If I execute take apple 1 from countertop 1, I expect you pick up the apple 1.")
-    b2 = Belief(objects={"apple 1": "in_hand"}, phase="place", target="apple 1",
-                prediction="If I execute move apple 1 to fridge 1, I expect you move the apple 1 to the fridge 1.")
-    return episode("good", [
-        turn(0, format_output(b1, "go", "go to countertop 1"), anchor=INTRO, obs_after=ARRIVE,
-             admissible=["take apple 1 from countertop 1", "go to fridge 1"], gt=GT1),
-        turn(1, format_output(b2, "take", "take apple 1 from countertop 1"), anchor=ARRIVE,
-             obs_after="You pick up the apple 1 from the countertop 1.", admissible=["go to fridge 1"], gt=GT2),
-        turn(2, format_output(b2, "put", "move apple 1 to fridge 1"), anchor="You pick up the apple 1.",
-             obs_after="You move the apple 1 to the fridge 1.", admissible=["go to countertop 1"], gt=GT2, won=True),
-    ], won=True)
+    b1 = Belief(
+        objects={"apple 1": "countertop 1"},
+        visited=["countertop 1"],
+        phase="pickup",
+        target="apple 1",
+        prediction="If I execute take apple 1 from countertop 1, I expect you pick up the apple 1.",
+    )
+    b2 = Belief(
+        objects={"apple 1": "in_hand"},
+        phase="place",
+        target="apple 1",
+        prediction="If I execute move apple 1 to fridge 1, I expect you move the apple 1 to the fridge 1.",
+    )
+    return episode(
+        "good",
+        [
+            turn(
+                0,
+                format_output(b1, "go", "go to countertop 1"),
+                anchor=INTRO,
+                obs_after=ARRIVE,
+                admissible=["take apple 1 from countertop 1", "go to fridge 1"],
+                gt=GT1,
+            ),
+            turn(
+                1,
+                format_output(b2, "take", "take apple 1 from countertop 1"),
+                anchor=ARRIVE,
+                obs_after="You pick up the apple 1 from the countertop 1.",
+                admissible=["go to fridge 1"],
+                gt=GT2,
+            ),
+            turn(
+                2,
+                format_output(b2, "put", "move apple 1 to fridge 1"),
+                anchor="You pick up the apple 1.",
+                obs_after="You move the apple 1 to the fridge 1.",
+                admissible=["go to countertop 1"],
+                gt=GT2,
+                won=True,
+            ),
+        ],
+        won=True,
+    )
 
 
 def bad_episode() -> Episode:
     b1 = Belief(objects={"apple 1": "fridge 1"}, phase="pickup", target="apple 1", prediction="I expect a banana.")
-    return episode("bad", [
-        turn(0, format_output(b1, "go", "go to countertop 1"), anchor=INTRO, obs_after=ARRIVE,
-             admissible=["take apple 1 from countertop 1", "go to fridge 1"], gt=GT1),
-        turn(1, "no format at all", anchor="Nothing happens.", obs_after="Nothing happens.",
-             admissible=["take apple 1 from countertop 1"], gt=GT1, valid=False),
-    ], won=False)
+    return episode(
+        "bad",
+        [
+            turn(
+                0,
+                format_output(b1, "go", "go to countertop 1"),
+                anchor=INTRO,
+                obs_after=ARRIVE,
+                admissible=["take apple 1 from countertop 1", "go to fridge 1"],
+                gt=GT1,
+            ),
+            turn(
+                1,
+                "no format at all",
+                anchor="Nothing happens.",
+                obs_after="Nothing happens.",
+                admissible=["take apple 1 from countertop 1"],
+                gt=GT1,
+                valid=False,
+            ),
+        ],
+        won=False,
+    )
 
 
 def test_belief_trace_scores_good_above_bad():
@@ -73,8 +150,9 @@ def test_rebel_estimator_matches_pure_math():
     inp = AdvantageInput.from_episodes(eps)
     out = get_estimator("rebel")(inp, per_task_normalization=False)
     traces = [belief_trace(ep) for ep in eps]
-    a_ep, turns = rebel_advantage(["g", "g"], [10.0, 0.0], [t.intrinsic for t in traces], [t.keys for t in traces],
-                                  task_keys=inp.task_keys)
+    a_ep, turns = rebel_advantage(
+        ["g", "g"], [10.0, 0.0], [t.intrinsic for t in traces], [t.keys for t in traces], task_keys=inp.task_keys
+    )
     assert out.episode == pytest.approx(a_ep) and a_ep == pytest.approx([5.0, -5.0])
     for got, want in zip(out.turn, turns, strict=True):
         assert got == pytest.approx(want)

@@ -1,8 +1,10 @@
-"""ReBel's output format and belief state (METHODS.md §1.1).
+"""The belief protocol the ALFWorld env speaks: `<belief>{json}</belief><think>...</think><action>...</action>`.
 
-Every turn the policy writes `<belief>{json}</belief><think>...</think><action>...</action>`. The belief JSON is
-normalised into a `Belief` (lower-cased, stripped, missing keys empty) and merged into a *cumulative* belief that is
-injected into the next prompt and used for step grouping. Pure functions, no env or model dependency.
+The env defines this format (its `rebel` prompt style asks for it and shows the cumulative belief back inside
+`<belief_prev>`); algorithms such as ReBel read it from here, the env never imports an algorithm. The belief JSON is
+normalised into a `Belief` (lower-cased, stripped, missing keys empty) and merged into a *cumulative* belief.
+Parsing is linear-time (`tags`) and bounded: a belief block over `MAX_BELIEF_CHARS` or nested too deeply for the
+JSON decoder is simply no belief. See docs/alfworld.md.
 """
 
 from __future__ import annotations
@@ -12,9 +14,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-_BELIEF_RE = re.compile(r"<belief>(.*?)</belief>", re.DOTALL | re.IGNORECASE)
-_THINK_RE = re.compile(r"<think>(.*?)</think>", re.DOTALL | re.IGNORECASE)
-_ACTION_RE = re.compile(r"<action>(.*?)</action>", re.DOTALL | re.IGNORECASE)
+from .tags import tag_blocks
+
+MAX_BELIEF_CHARS = 32_768  # a real belief is a few hundred characters; bigger blocks are not parsed
 _CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 PHASES = ("find", "navigate", "pickup", "transform", "place", "done")
@@ -40,8 +42,12 @@ class Belief:
     def to_json(self) -> dict[str, Any]:
         """The belief in the prompt schema (what `<belief_prev>` shows the model)."""
         return {
-            "state": {"objects": dict(self.objects), "states": dict(self.states), "visited": list(self.visited),
-                      "unvisited_candidates": list(self.unvisited)},
+            "state": {
+                "objects": dict(self.objects),
+                "states": dict(self.states),
+                "visited": list(self.visited),
+                "unvisited_candidates": list(self.unvisited),
+            },
             "task": {"phase": self.phase, "target": self.target, "subgoal": self.subgoal},
             "prediction": self.prediction,
         }
@@ -102,30 +108,29 @@ def belief_from_json(data: Any) -> Belief | None:
 
 
 def parse_belief(text: str) -> Belief | None:
-    """The `<belief>` JSON of an output; retries with single quotes swapped for double quotes, as the reference."""
-    match = _BELIEF_RE.search(text or "")
-    if match is None:
+    """The first `<belief>` JSON of an output; retries with single quotes swapped for double quotes."""
+    raw = _tag(text or "", "belief")
+    if raw is None or len(raw) > MAX_BELIEF_CHARS:
         return None
-    raw = match.group(1).strip()
     for candidate in (raw, raw.replace("'", '"')):
         try:
             return belief_from_json(json.loads(candidate))
-        except (json.JSONDecodeError, ValueError):
+        except (ValueError, RecursionError):  # JSONDecodeError is a ValueError; deep nesting is a RecursionError
             continue
     return None
 
 
-def _tag(regex: re.Pattern[str], text: str) -> str | None:
-    match = regex.search(text)
-    return match.group(1).strip() if match else None
+def _tag(text: str, name: str) -> str | None:
+    blocks = tag_blocks(text, name, limit=1)
+    return blocks[0].strip() if blocks else None
 
 
 def parse_output(text: str) -> ParsedOutput:
     """Split an output into belief/think/action; format is valid iff all tags exist, no CJK, belief JSON parses."""
     text = text or ""
     belief = parse_belief(text)
-    think = _tag(_THINK_RE, text)
-    action = _tag(_ACTION_RE, text)
+    think = _tag(text, "think")
+    action = _tag(text, "action")
     ok = belief is not None and think is not None and action is not None and not _CJK_RE.search(text)
     return ParsedOutput(belief=belief, think=think, action=action, format_ok=ok)
 
