@@ -89,3 +89,122 @@ class EnvWorkers:
         with self._wake:
             self._closed = True
             self._wake.notify_all()
+
+
+class _InlineTimeout(BaseException):
+    """Raised by the SIGALRM handler inside an inline env call that ran past its limit (BaseException, so that an
+    env's own `except Exception` cannot swallow it)."""
+
+
+class InlineCalls:
+    """Runs env calls that have proven cheap on the event-loop thread itself, with the timeout kept by SIGALRM.
+
+    A thread hop costs two wake-ups (tens of µs idle, milliseconds on a loaded machine), far more than a 20 µs
+    verifier. So the first `probe_calls` calls of a run go through the worker threads and are timed there; when
+    nearly all of them took under `fast_s`, later calls run inline. The limit still holds: an interval timer raises
+    `_InlineTimeout` in the call (a sleeping or looping env is interrupted, as a thread path would abandon it; an
+    env blocked inside C code holding the interpreter lock needs process isolation in either path). Inline calls
+    stay watched: one over `stall_s`, or more than ~10% of recent ones over `slow_s` (a few are: the OS preempts
+    us on a busy machine), sends the rest of the run back to the worker threads, so a slow env stalls the loop
+    little. Used only where a timer is free to take: on the main thread, with no other SIGALRM handler or timer.
+    """
+
+    def __init__(
+        self, *, probe_calls: int = 16, fast_s: float = 0.001, slow_s: float = 0.005, stall_s: float = 0.05
+    ) -> None:
+        self.probe_calls = probe_calls
+        self.fast_s = fast_s
+        self.slow_s = slow_s
+        self.stall_s = stall_s
+        self._probed = 0
+        self._probe_slow = 0
+        self._slow_score = 0.0
+        self._disabled = False
+        self._active = False
+        self._fired = False
+        self._previous_handler: Any = None
+        self._installed = False
+        self.inline_calls = 0
+
+    @property
+    def enabled(self) -> bool:
+        return not self._disabled and self._probed >= self.probe_calls
+
+    def observe(self, seconds: float) -> None:
+        """A thread-path call's duration (called from worker threads; a lost update only delays the switch)."""
+        self._probed += 1
+        if seconds > self.fast_s:
+            self._probe_slow += 1
+            if self._probe_slow > self.probe_calls // 8:
+                self._disabled = True
+
+    def _judge(self, seconds: float) -> None:
+        """Keep a decaying count of slow inline calls (~10% of the last ~50 calls disables)."""
+        if seconds > self.stall_s:
+            self._disabled = True
+        self._slow_score = self._slow_score * 0.98 + (1.0 if seconds > self.slow_s else 0.0)
+        if self._slow_score > 5.0:
+            self._disabled = True
+
+    def disable(self) -> None:
+        self._disabled = True
+
+    def usable(self, timeout: float | None) -> bool:
+        """Whether the next call may run inline (a limit to keep and a free timer on the main thread)."""
+        if not self.enabled or timeout is None or timeout <= 0:
+            return False
+        if not self._installed:
+            return self._install()
+        return True
+
+    def _install(self) -> bool:
+        import signal
+
+        if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+            self._disabled = True
+            return False
+        previous = signal.getsignal(signal.SIGALRM)
+        if previous not in (signal.SIG_DFL, None) or signal.getitimer(signal.ITIMER_REAL) != (0.0, 0.0):
+            self._disabled = True  # someone else (pytest-timeout, the application) owns the timer
+            return False
+        self._previous_handler = previous
+        signal.signal(signal.SIGALRM, self._alarm)
+        self._installed = True
+        return True
+
+    def _alarm(self, signum: int, frame: Any) -> None:
+        if self._active:
+            self._fired = True
+            raise _InlineTimeout
+
+    def call(self, fn: Callable[..., Any], args: tuple[Any, ...], timeout: float) -> tuple[bool, Any]:
+        """Run `fn(*args)` here; returns (False, None) on timeout, else (True, result). Env exceptions propagate."""
+        import signal
+        import time
+
+        self._fired = False
+        t0 = time.perf_counter()
+        try:
+            self._active = True
+            signal.setitimer(signal.ITIMER_REAL, timeout)
+            try:
+                result = fn(*args)
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                self._active = False
+        except _InlineTimeout:
+            self._disabled = True
+            return False, None
+        if self._fired:  # the env caught our exception and returned anyway: the call still overran
+            self._disabled = True
+            return False, None
+        self.inline_calls += 1
+        self._judge(time.perf_counter() - t0)
+        return True, result
+
+    def close(self) -> None:
+        if self._installed:
+            import signal
+
+            signal.signal(signal.SIGALRM, self._previous_handler or signal.SIG_DFL)
+            self._installed = False
