@@ -34,7 +34,7 @@ from .env_handles import ISOLATIONS, EnvLimits, EnvRecipe, LocalEnv, ProcessEnv,
 from .episode_log import EpisodeLog, LogScan, RunLock
 from .manifest import build_manifest, check_resume, write_manifest
 from .types import Episode, EpisodeError, ErrorKind, InfraError, Message, PolicyError, Task, Turn
-from .workers import EnvWorkers, InlineCalls
+from .workers import EnvWorkers
 
 __all__ = ["EpisodeLog", "EpisodeSpec", "Runner", "collect", "collect_sync", "plan_episodes", "stable_int"]
 
@@ -115,15 +115,6 @@ class _EnvPool:
         fresh: EnvHandle = ProcessEnv(self.factory) if self.isolation == "process" else LocalEnv(self.factory())
         self.live.add(fresh)
         return fresh
-
-    def take_idle(self) -> EnvHandle | None:
-        """Non-blocking (event-loop thread): an idle handle of the current kind, or None when one must be built."""
-        while self.idle:
-            handle = self.idle.pop()
-            if handle.isolated == (self.isolation == "process"):
-                return handle
-            self._close(handle)
-        return None
 
     def release(self, handle: EnvHandle) -> None:
         self.idle.append(handle)
@@ -222,9 +213,6 @@ class Runner:
         self.timeouts = Timeouts(step_timeout_s, episode_timeout_s, reset_timeout_s)
         self.declared = env_class_limits(recipe)
         self._workers: EnvWorkers | None = None
-        self.inline = InlineCalls()
-        if self.pool.isolation == "process":
-            self.inline.disable()
 
     @property
     def isolation(self) -> str:
@@ -240,27 +228,12 @@ class Runner:
     def _limit(self, override: float | None, declared: float | None) -> float | None:
         return override if override is not None else declared
 
-    async def _call(self, fn: Callable[..., Any], *args: Any, timeout: float | None, local: bool = False) -> Any:
-        """Run an env call under `timeout`: inline when `local` and the env has proven cheap, else in a worker."""
-        if local and self.inline.usable(timeout):
-            try:
-                finished, result = self.inline.call(fn, args, timeout)  # type: ignore[arg-type]
-            except Exception as exc:
-                raise _EnvFailure(exc) from exc
-            if not finished:
-                raise _StepTimeout(f"env call exceeded {timeout:.1f}s")
-            return result
-        observe = self.inline.observe if local else None
-
+    async def _call(self, fn: Callable[..., Any], *args: Any, timeout: float | None) -> Any:
         def guarded() -> Any:
-            t0 = time.perf_counter()
             try:
-                result = fn(*args)
+                return fn(*args)
             except Exception as exc:
                 raise _EnvFailure(exc) from exc
-            if observe is not None:
-                observe(time.perf_counter() - t0)
-            return result
 
         future = self.workers.submit(guarded)
         try:
@@ -277,7 +250,6 @@ class Runner:
     def _gave_up_on_call(self) -> None:
         """The thread running the abandoned call may be stuck for good: add a fresh one in its place."""
         self.workers.replace_one()
-        self.inline.disable()
         if self.auto_isolation and self.pool.isolation == "thread":
             log.warning("%s: an env call timed out; running further envs in child processes", self.env_id)
             self.pool.isolation = "process"
@@ -293,14 +265,10 @@ class Runner:
 
         t0 = time.perf_counter()
         healthy = False
-        reset_limit = self._limit(self.timeouts.reset_s, self.declared.reset_s)
         try:
-            idle = self.pool.take_idle()
-            if idle is None:
-                reset = await self._call(acquire_and_reset, timeout=reset_limit)
-            else:
-                holder.append(idle)
-                reset = await self._call(idle.reset, spec.seed, options, timeout=reset_limit, local=not idle.isolated)
+            reset = await self._call(
+                acquire_and_reset, timeout=self._limit(self.timeouts.reset_s, self.declared.reset_s)
+            )
         except _StepTimeout as exc:
             episode.error = EpisodeError(kind=ErrorKind.STEP_TIMEOUT, message=f"reset: {exc}", turn=0)
             return self._finish(holder, healthy)
@@ -329,9 +297,7 @@ class Runner:
                 gen_s = time.perf_counter() - t_gen
                 t_env = time.perf_counter()
                 try:
-                    result: StepResult = await self._call(
-                        handle.step, step.text, timeout=step_timeout, local=not handle.isolated
-                    )
+                    result: StepResult = await self._call(handle.step, step.text, timeout=step_timeout)
                 except _StepTimeout as exc:
                     episode.error = EpisodeError(kind=ErrorKind.STEP_TIMEOUT, message=str(exc), turn=ctx.turn)
                     return
@@ -434,7 +400,7 @@ class Runner:
         """Run `specs`; on cancellation (Ctrl-C) the episodes in flight are written as `interrupted` errors."""
         specs = list(specs)
         results: dict[str, Episode] = {}
-        pending = iter(specs)
+        semaphore = asyncio.Semaphore(self.concurrency)
 
         def finished(episode: Episode) -> None:
             results[episode.episode_id] = episode
@@ -443,10 +409,8 @@ class Runner:
             if on_episode is not None:
                 on_episode(episode)
 
-        async def worker() -> None:
-            # A fixed set of workers pulling from one iterator: memory and scheduling stay O(concurrency), not
-            # O(episodes), however many episodes the run plans.
-            for spec in pending:
+        async def one(spec: EpisodeSpec) -> None:
+            async with semaphore:
                 episode = self.new_episode(spec)
                 try:
                     await self.run_episode(spec, episode)
@@ -456,9 +420,9 @@ class Runner:
                     )
                     finished(episode)
                     raise
-                finished(episode)
+            finished(episode)
 
-        tasks = [asyncio.ensure_future(worker()) for _ in range(min(self.concurrency, len(specs)))]
+        tasks = [asyncio.ensure_future(one(spec)) for spec in specs]
         try:
             await asyncio.gather(*tasks)
         except BaseException:
@@ -471,7 +435,6 @@ class Runner:
         return [results[spec.episode_id] for spec in specs]
 
     def close(self) -> None:
-        self.inline.close()
         self.pool.close()
         if self._workers is not None:
             self._workers.close()
