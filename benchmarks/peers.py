@@ -101,8 +101,16 @@ def run_rlvr_plain(data: Path, n: int) -> int:
 def run_rlvr_runner(data: Path, n: int, concurrency: int) -> int:
     size = rlvr_gym.make("rlvr/MathDataset-v0", data_files=str(data)).num_tasks
     tasks = list(range(size)) + list(range(n - size))
-    episodes = asyncio.run(collect("rlvr/MathDataset-v0", OracleAgent(), tasks=tasks, concurrency=concurrency,
-                                   env_kwargs={"data_files": str(data)}, seed=len(tasks)))
+    episodes = asyncio.run(
+        collect(
+            "rlvr/MathDataset-v0",
+            OracleAgent(),
+            tasks=tasks,
+            concurrency=concurrency,
+            env_kwargs={"data_files": str(data)},
+            seed=len(tasks),
+        )
+    )
     assert sum(e.passed for e in episodes) == n
     return n
 
@@ -183,12 +191,21 @@ def main() -> None:
     print(f"multi-turn Sokoban text, {args.sokoban_episodes} x {args.sokoban_steps} steps")
     for name, rate in multi_rates.items():
         print(f"{name:36s} {rate:12.0f} steps/s")
-    print(json.dumps({"benchmark": "peers", "episodes": n, "load_avg": load, "episodes_per_s": rates,
-                      "ratio_vs_rlvr_plain": {k: v / base for k, v in rates.items()},
-                      "runner_overhead_us_c1": runner_overhead_us, "runner_bytes_per_episode": mem,
-                      "sokoban_steps_per_s": multi_rates,
-                      "sokoban_ratio_rlvr_vs_gem": multi_rates["rlvr-gym Sokoban steps"]
-                      / multi_rates["GEM Sokoban steps"]}))
+    print(
+        json.dumps(
+            {
+                "benchmark": "peers",
+                "episodes": n,
+                "load_avg": load,
+                "episodes_per_s": rates,
+                "ratio_vs_rlvr_plain": {k: v / base for k, v in rates.items()},
+                "runner_overhead_us_c1": runner_overhead_us,
+                "runner_bytes_per_episode": mem,
+                "sokoban_steps_per_s": multi_rates,
+                "sokoban_ratio_rlvr_vs_gem": multi_rates["rlvr-gym Sokoban steps"] / multi_rates["GEM Sokoban steps"],
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -101,8 +101,11 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=8)
     parser.add_argument("--skip-server", action="store_true", help="only the HF policy")
     args = parser.parse_args()
-    result: dict[str, float | str | int] = {"benchmark": "policy_throughput", "requests": args.requests,
-                                            "max_new_tokens": args.max_new_tokens}
+    result: dict[str, float | str | int] = {
+        "benchmark": "policy_throughput",
+        "requests": args.requests,
+        "max_new_tokens": args.max_new_tokens,
+    }
     result.update(bench_hf(args.requests, args.max_new_tokens))
     if not args.skip_server:
         result.update(bench_openai(args.requests, args.max_new_tokens))

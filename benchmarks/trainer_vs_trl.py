@@ -63,15 +63,31 @@ def peak_memory() -> Iterator[dict[str, int]]:
 def our_config(args: argparse.Namespace, run_dir: str) -> Any:
     from rlvr_gym.algorithms.train_config import load_config
 
-    return load_config({
-        "run_dir": run_dir, "seed": args.seed, "steps": args.steps, "tensorboard": False, "progress": False,
-        "model": {"lora": {"r": 16, "alpha": 32}, "threads": args.threads},
-        "rollout": {"env": ENV, "env_kwargs": ENV_KWARGS, "system_prompt": SYSTEM, "prompts_per_step": args.prompts,
-                    "group_size": args.group, "max_new_tokens": args.max_new_tokens, "temperature": 1.0},
-        "estimator": "grpo", "loss": {"clip_low": 0.2, "clip_high": 0.28, "aggregation": "token_mean", "log_kl": False},
-        "optim": {"lr": 3e-4, "grad_clip": 1.0}, "epochs": 1, "minibatches": 1,
-        "micro_batch_tokens": args.micro_batch_tokens,
-    })
+    return load_config(
+        {
+            "run_dir": run_dir,
+            "seed": args.seed,
+            "steps": args.steps,
+            "tensorboard": False,
+            "progress": False,
+            "model": {"lora": {"r": 16, "alpha": 32}, "threads": args.threads, "bf16_autocast": args.bf16},
+            "rollout": {
+                "env": ENV,
+                "env_kwargs": ENV_KWARGS,
+                "system_prompt": SYSTEM,
+                "prompts_per_step": args.prompts,
+                "group_size": args.group,
+                "max_new_tokens": args.max_new_tokens,
+                "temperature": 1.0,
+            },
+            "estimator": "grpo",
+            "loss": {"clip_low": 0.2, "clip_high": 0.28, "aggregation": "token_mean", "log_kl": False},
+            "optim": {"lr": 3e-4, "grad_clip": 1.0},
+            "epochs": 1,
+            "minibatches": 1,
+            "micro_batch_tokens": args.micro_batch_tokens,
+        }
+    )
 
 
 def run_ours(args: argparse.Namespace) -> dict[str, Any]:
@@ -106,9 +122,15 @@ def run_trl(args: argparse.Namespace, tasks: list[list[int]]) -> dict[str, Any]:
     for step_tasks in tasks:  # the exact prompts our trainer used, in the same order
         for index in step_tasks:
             task = env.unwrapped.get_task(index)
-            rows.append({"prompt": [{"role": "system", "content": SYSTEM},
-                                    {"role": "user", "content": task.prompt_messages()[0].text()}],
-                         "task_index": index})
+            rows.append(
+                {
+                    "prompt": [
+                        {"role": "system", "content": SYSTEM},
+                        {"role": "user", "content": task.prompt_messages()[0].text()},
+                    ],
+                    "task_index": index,
+                }
+            )
     dataset = Dataset.from_list(rows)
 
     def reward(prompts: list[Any], completions: list[Any], task_index: list[int], **_: Any) -> list[float]:
@@ -134,18 +156,48 @@ def run_trl(args: argparse.Namespace, tasks: list[list[int]]) -> dict[str, Any]:
         tokenizer = AutoTokenizer.from_pretrained(path)
         model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
         cfg = GRPOConfig(
-            output_dir=tmp, use_cpu=True, bf16=True, seed=args.seed, max_steps=args.steps,
-            per_device_train_batch_size=args.prompts * args.group, gradient_accumulation_steps=1,
-            num_generations=args.group, max_completion_length=args.max_new_tokens, temperature=1.0, top_p=1.0,
-            learning_rate=3e-4, lr_scheduler_type="constant", warmup_steps=0, weight_decay=0.0, max_grad_norm=1.0,
-            beta=0.0, num_iterations=1, epsilon=0.2, epsilon_high=0.28, loss_type="dapo", scale_rewards="group",
-            shuffle_dataset=False, logging_steps=1, save_strategy="no", report_to="none", disable_tqdm=True,
-            dataloader_num_workers=0, log_completions=False, gradient_checkpointing=args.trl_gc == "on",
+            output_dir=tmp,
+            use_cpu=True,
+            bf16=args.bf16,  # fp32 by default on both sides: bf16 autocast on a CPU without bf16 units is slow
+            seed=args.seed,
+            max_steps=args.steps,
+            per_device_train_batch_size=args.prompts * args.group,
+            gradient_accumulation_steps=1,
+            num_generations=args.group,
+            max_completion_length=args.max_new_tokens,
+            temperature=1.0,
+            top_p=1.0,
+            learning_rate=3e-4,
+            lr_scheduler_type="constant",
+            warmup_steps=0,
+            weight_decay=0.0,
+            max_grad_norm=1.0,
+            beta=0.0,
+            num_iterations=1,
+            epsilon=0.2,
+            epsilon_high=0.28,
+            loss_type="dapo",
+            scale_rewards="group",
+            shuffle_dataset=False,
+            logging_steps=1,
+            save_strategy="no",
+            report_to="none",
+            disable_tqdm=True,
+            dataloader_num_workers=0,
+            log_completions=False,
+            gradient_checkpointing=args.trl_gc == "on",
         )
         peft = LoraConfig(r=16, lora_alpha=32, lora_dropout=0.0, target_modules=LORA_TARGETS, task_type="CAUSAL_LM")
         timer = Timer()
-        trainer = GRPOTrainer(model=model, reward_funcs=reward, args=cfg, train_dataset=dataset,
-                              processing_class=tokenizer, peft_config=peft, callbacks=[timer])
+        trainer = GRPOTrainer(
+            model=model,
+            reward_funcs=reward,
+            args=cfg,
+            train_dataset=dataset,
+            processing_class=tokenizer,
+            peft_config=peft,
+            callbacks=[timer],
+        )
         gen_times: list[float] = []
         generate = trainer._generate_single_turn  # time TRL's generation to show where the step time goes
 
@@ -177,10 +229,23 @@ def main() -> None:
     parser.add_argument("--max-new-tokens", type=int, default=24)
     parser.add_argument("--threads", type=int, default=torch.get_num_threads())
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--micro-batch-tokens", type=int, default=1024,
-                        help="our padded tokens per forward/backward (activation memory vs. speed)")
-    parser.add_argument("--trl-gc", choices=["on", "off"], default="on",
-                        help="TRL's gradient checkpointing (on = GRPOConfig's default; ours never checkpoints)")
+    parser.add_argument(
+        "--micro-batch-tokens",
+        type=int,
+        default=1024,
+        help="our padded tokens per forward/backward (activation memory vs. speed)",
+    )
+    parser.add_argument(
+        "--bf16",
+        action="store_true",
+        help="bf16 autocast on both sides (default fp32 on both; only faster on CPUs with bf16 units)",
+    )
+    parser.add_argument(
+        "--trl-gc",
+        choices=["on", "off"],
+        default="on",
+        help="TRL's gradient checkpointing (on = GRPOConfig's default; ours never checkpoints)",
+    )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     load = os.getloadavg()[0]
@@ -189,18 +254,38 @@ def main() -> None:
     trl = run_trl(args, ours["tasks"])
     ours_sps, trl_sps = steps_per_s(ours["step_times"], args.warmup), steps_per_s(trl["step_times"], args.warmup)
     ours_mb, trl_mb = ours["mem"]["peak_delta"] / 2**20, trl["mem"]["peak_delta"] / 2**20
-    print(f"setup: {args.prompts} prompts x {args.group} samples, <= {args.max_new_tokens} new tokens, "
-          f"{args.steps} steps ({args.warmup} warm-up), {args.threads} threads, TRL gradient checkpointing {args.trl_gc}, "
-          f"load avg at start {load:.1f}")
+    print(
+        f"setup: {args.prompts} prompts x {args.group} samples, <= {args.max_new_tokens} new tokens, "
+        f"{args.steps} steps ({args.warmup} warm-up), {args.threads} threads, {'bf16' if args.bf16 else 'fp32'}, "
+        f"TRL gradient checkpointing {args.trl_gc}, "
+        f"load avg at start {load:.1f}"
+    )
     for name, res, sps, mb in (("ours", ours, ours_sps, ours_mb), ("trl ", trl, trl_sps, trl_mb)):
-        print(f"{name}: {sps:.4f} steps/s  step times {[round(t, 1) for t in res['step_times']]} s "
-              f"(generation {[round(t, 1) for t in res['gen_times']]} s)  peak mem +{mb:.0f} MiB  "
-              f"rewards {[round(r, 3) for r in res['rewards']]}")
+        print(
+            f"{name}: {sps:.4f} steps/s  step times {[round(t, 1) for t in res['step_times']]} s "
+            f"(generation {[round(t, 1) for t in res['gen_times']]} s)  peak mem +{mb:.0f} MiB  "
+            f"rewards {[round(r, 3) for r in res['rewards']]}"
+        )
     print(f"ratio ours/trl: steps/s x{ours_sps / trl_sps:.2f}, peak memory x{ours_mb / max(trl_mb, 1e-9):.2f}")
-    print(json.dumps({"benchmark": "trainer_vs_trl", "ours_steps_per_s": ours_sps, "trl_steps_per_s": trl_sps,
-                      "speed_ratio": ours_sps / trl_sps, "ours_peak_mib": ours_mb, "trl_peak_mib": trl_mb,
-                      "memory_ratio": ours_mb / max(trl_mb, 1e-9), "steps": args.steps, "warmup": args.warmup,
-                      "threads": args.threads, "trl_gradient_checkpointing": args.trl_gc, "load_avg": load}))
+    print(
+        json.dumps(
+            {
+                "benchmark": "trainer_vs_trl",
+                "ours_steps_per_s": ours_sps,
+                "trl_steps_per_s": trl_sps,
+                "speed_ratio": ours_sps / trl_sps,
+                "ours_peak_mib": ours_mb,
+                "trl_peak_mib": trl_mb,
+                "memory_ratio": ours_mb / max(trl_mb, 1e-9),
+                "steps": args.steps,
+                "warmup": args.warmup,
+                "threads": args.threads,
+                "trl_gradient_checkpointing": args.trl_gc,
+                "dtype": "bf16" if args.bf16 else "fp32",
+                "load_avg": load,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":
