@@ -69,7 +69,11 @@ def _reset(env: Env, seed: int | None, options: dict[str, Any]) -> ResetOutcome:
 
 
 class LocalEnv:
-    """An env in this process; calls run in the runner's worker threads."""
+    """An env object in this process; calls run in the runner's worker threads.
+
+    The object may stand for an env hosted elsewhere (`rlvr_gym.scale.RayEnv`, a Ray actor): such a proxy offers
+    `kill`, which ends the remote env at once and so frees a thread blocked on it.
+    """
 
     isolated = False
 
@@ -87,37 +91,76 @@ class LocalEnv:
         self.env.close()
 
     def kill(self) -> None:
-        """Nothing to kill: a thread stuck in this env is abandoned (the runner replaces it)."""
+        """An in-process env has nothing to kill: a thread stuck in it is abandoned (the runner replaces it)."""
+        kill = getattr(self.env, "kill", None)
+        if callable(kill):
+            kill()
+
+
+class EnvCalls:
+    """The env side of a remote handle (child process or Ray actor): builds the env, runs one request at a time
+    and packs the result or the failure as plain data, because exceptions raised by env code may not pickle."""
+
+    def __init__(self, factory: Callable[[], Env]) -> None:
+        self.factory = factory
+        self.env: Env | None = None
+
+    def open(self) -> tuple[str, Any]:
+        """Build the env; ("ok", its limits) or ("raise", failure)."""
+        try:
+            self.env = self.factory()
+        except BaseException as exc:
+            return _failure(exc)
+        return ("ok", EnvLimits.of(self.env))
+
+    def call(self, op: str, arg: Any) -> tuple[str, Any]:
+        """Run `reset` (arg: seed, options), `step` (arg: action) or `close`; ("ok", result) or ("raise", ...)."""
+        try:
+            if self.env is None:
+                raise RuntimeError("the env was not built")
+            if op == "reset":
+                result: Any = _reset(self.env, *arg)
+            elif op == "step":
+                result = self.env.step_result(arg)
+                result.info = _portable(result.info)
+            elif op == "close":
+                result = self.env.close()
+            else:
+                raise ValueError(f"unknown env-worker op {op!r}")
+        except Exception as exc:
+            return _failure(exc)
+        return ("ok", result)
+
+
+def _failure(exc: BaseException) -> tuple[str, Any]:
+    return ("raise", (type(exc).__name__, str(exc), isinstance(exc, InfraError)))
+
+
+def unpack_reply(reply: tuple[str, Any]) -> Any:
+    """The payload of an `EnvCalls` reply, or the env's failure raised here as `RemoteEnvError`."""
+    status, payload = reply
+    if status == "raise":
+        type_name, message, infra = payload
+        raise RemoteEnvError(type_name, message, infra=infra)
+    return payload
 
 
 def _serve(conn: multiprocessing.connection.Connection, factory: Callable[[], Env]) -> None:
     """Child process main loop: build the env, then answer (op, arg) requests until `close` or EOF."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it kills us when done
-    try:
-        env = factory()
-    except BaseException as exc:
-        conn.send(("raise", (type(exc).__name__, str(exc), isinstance(exc, InfraError))))
+    calls = EnvCalls(factory)
+    opened = calls.open()
+    conn.send(opened)
+    if opened[0] != "ok":
         return
-    conn.send(("ok", EnvLimits.of(env)))
     while True:
         try:
             op, arg = conn.recv()
         except (EOFError, OSError):
             return
-        try:
-            if op == "reset":
-                result: Any = _reset(env, *arg)
-            elif op == "step":
-                result = env.step_result(arg)
-                result.info = _portable(result.info)
-            elif op == "close":
-                env.close()
-                return
-            else:
-                raise ValueError(f"unknown env-worker op {op!r}")
-            message: tuple[str, Any] = ("ok", result)
-        except Exception as exc:
-            message = ("raise", (type(exc).__name__, str(exc), isinstance(exc, InfraError)))
+        message = calls.call(op, arg)
+        if op == "close":
+            return  # the parent does not wait for a reply; it joins, then kills
         try:
             conn.send(message)
         except Exception as exc:  # an unpicklable result: report it as the env's failure
@@ -193,14 +236,11 @@ class ProcessEnv:
 
     def _receive(self) -> Any:
         try:
-            status, payload = self._conn.recv()
+            reply = self._conn.recv()
         except (EOFError, OSError) as exc:
             self._process.join(1.0)
             raise EnvProcessDied(f"env worker process exited (exit code {self._process.exitcode})") from exc
-        if status == "raise":
-            type_name, message, infra = payload
-            raise RemoteEnvError(type_name, message, infra=infra)
-        return payload
+        return unpack_reply(reply)
 
     def _call(self, op: str, arg: Any) -> Any:
         try:

@@ -1,0 +1,24 @@
+"""Scale-out on Ray: env actors spread over a cluster, played by the ordinary runner (see docs/scale.md).
+
+Usage: `with connect("127.0.0.1:6379"): collect_on_ray("rlvr/CodeGen-v0", agent, tasks=64, concurrency=8)`;
+`connect()` with no address starts a private one-node Ray on loopback instead.
+"""
+
+from .cluster import LoopbackCluster
+from .remote_env import EnvActor, Placement, RayEnv, RayEnvFactory, RayEnvLost
+from .run import collect_on_ray, ray_collect_options
+from .session import RaySession, RayUnavailable, connect
+
+__all__ = [
+    "EnvActor",
+    "LoopbackCluster",
+    "Placement",
+    "RayEnv",
+    "RayEnvFactory",
+    "RayEnvLost",
+    "RaySession",
+    "RayUnavailable",
+    "collect_on_ray",
+    "connect",
+    "ray_collect_options",
+]
