@@ -1,9 +1,10 @@
 """Trusted replay of an untrusted call log: the verdict's trace is recomputed, never taken from the candidate.
 
-The candidate's program runs in a sandbox against a recording stub, so anything it returns may be forged.
-The parent therefore keeps only the *sequence of requested calls* (name + arguments), replays it on its own
-`Robot` over the same world state, and rebuilds every location, answer and holding itself. A log whose claimed
-results disagree with the replay, that names an unknown call, or is malformed is rejected as inconsistent.
+The candidate's program runs in a sandbox against a copy of the simulator, so anything it sends back may be
+forged. The parent therefore keeps only the *sequence of requested calls* (name + arguments), replays it on its
+own `Robot` over the same world state, and rebuilds every location, answer and holding itself. A log whose
+claimed results disagree with the replay, that names an unknown call, or is malformed is rejected as
+inconsistent. A forged log is thus worth exactly what a program making those calls would earn.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rlvr_gym.envs.robot.simulator import Call, Robot, RobotError, WorldState
+from rlvr_gym.envs.robot.simulator import Call, RobotError, WorldState, make_robot
 
 API = {
     "get_current_location": 0,
@@ -24,6 +25,7 @@ API = {
     "place": 1,
 }
 MAX_CALLS = 2000
+_PLAIN = (str, int, float, bool, type(None))
 
 
 @dataclass(frozen=True)
@@ -36,26 +38,28 @@ class Replay:
 
 
 def _plain_args(name: str, args: Any) -> tuple[Any, ...] | None:
+    """The arguments when they are plain JSON scalars (or, for ask's options, a list of them); else None.
+
+    Types are the robot's business: a non-str argument replays into the same robot error the sandbox raised.
+    """
     if not isinstance(args, list) or len(args) != API[name]:
         return None
-    if name == "ask":
-        person, question, options = args
-        ok = isinstance(person, str) and isinstance(question, str) and isinstance(options, list)
-        if not ok or not options or not all(isinstance(o, str) for o in options):
+    for i, arg in enumerate(args):
+        options = name == "ask" and i == 2 and isinstance(arg, list)
+        if not isinstance(arg, _PLAIN) and not (options and all(isinstance(o, _PLAIN) for o in arg)):
             return None
-        return (person, question, list(options))
-    return tuple(args) if all(isinstance(a, str) for a in args) else None
+    return tuple(args)
 
 
-def replay(state: WorldState, log: Any) -> Replay:
-    """Replay `log` (JSON list of {name, args, result}) on a fresh trusted Robot; stop at the first robot error."""
-    robot = Robot(state)
+def replay(state: WorldState, log: Any, random_seed: int | None = None) -> Replay:
+    """Replay `log` (JSON list of {name, args, result}) on a fresh trusted robot; stop at the first robot error."""
+    robot = make_robot(state, random_seed)
     if not isinstance(log, list) or len(log) > MAX_CALLS:
         return Replay((), "call log is not a bounded list")
     for entry in log:
         name = entry.get("name") if isinstance(entry, dict) else None
         if name not in API:
-            return Replay(tuple(robot.trace), f"unknown call {name!r}")
+            return Replay(tuple(robot.trace), f"unknown call {str(name)[:40]!r}")
         args = _plain_args(name, entry.get("args"))
         if args is None:
             return Replay(tuple(robot.trace), f"malformed arguments for {name}")

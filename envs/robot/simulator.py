@@ -1,18 +1,27 @@
 """Plain-data robot simulator: world state, the eight robot API calls, and a trace of every call.
 
+Matching follows the RoboEval facts in the spec: the *state's* name, label or answer is the regex and the
+program's argument is the text searched (case-insensitive), so state room "printer room 1" matches
+`go_to("the printer room 1")` and a person named ".*" matches anyone. People answer from a queue that keeps its
+last answer forever. The robot holds at most one object.
+
 The trace is the evidence temporal checks judge. A verifier must produce it with this trusted simulator
-(replaying a candidate's call sequence), never accept one built in the candidate's process.
+(replaying a candidate's call sequence), never accept one built in the candidate's process. This module is also
+shipped as source text into the sandbox (stdlib only), so the candidate's program sees the same robot.
 """
 
 from __future__ import annotations
 
+import random
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
+MAX_TEXT = 10_000  # longest string argument the robot accepts (longer ones are robot errors)
+
 
 class RobotError(Exception):
-    """A robot-level failure (unknown room, hands full, nothing to place): the program misused the API."""
+    """A robot-level failure (unknown room, hands full, nothing to place, wrong argument type)."""
 
 
 @dataclass(frozen=True)
@@ -37,12 +46,42 @@ class Call:
 
 @dataclass
 class WorldState:
-    """Rooms, the objects in each room, people per room with their queued answers, and the start room."""
+    """Rooms in order, the objects in each room, people per room with their queued answers, and the start room."""
 
     rooms: list[str]
     start: str
     objects: dict[str, list[str]] = field(default_factory=dict)
     people: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # room -> person -> answers in order
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rooms": list(self.rooms), "start": self.start, "objects": self.objects, "people": self.people}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> WorldState:
+        return cls(
+            rooms=[str(r) for r in data["rooms"]],
+            start=str(data["start"]),
+            objects={str(k): [str(x) for x in v] for k, v in dict(data.get("objects") or {}).items()},
+            people={
+                str(room): {str(p): [str(a) for a in answers] for p, answers in dict(people).items()}
+                for room, people in dict(data.get("people") or {}).items()
+            },
+        )
+
+
+def _found(pattern: str, text: str) -> bool:
+    try:
+        return re.search(pattern, text, re.IGNORECASE) is not None
+    except re.error:
+        return pattern.lower() in text.lower()
+
+
+def _text(api: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise RobotError(f"Robot{api}Error: expected a str, got {type(value).__name__}")
+    if len(value) > MAX_TEXT:
+        raise RobotError(f"Robot{api}Error: argument longer than {MAX_TEXT} characters")
+    return value
 
 
 class Robot:
@@ -66,14 +105,12 @@ class Robot:
         self.trace.append(Call(name, args, where, result))
         return result
 
-    def _resolve_room(self, pattern: str) -> str:
-        """Regex match of a room name (first match wins, exact name preferred); unknown rooms are errors."""
-        if pattern in self.rooms:
-            return pattern
+    def _resolve_room(self, argument: str) -> str:
+        """The first room whose name (as a regex) occurs in the argument; unknown rooms are errors."""
         for room in self.rooms:
-            if re.search(re.escape(pattern), room, re.IGNORECASE):
+            if _found(room, argument):
                 return room
-        raise RobotError(f"unknown room: {pattern!r}")
+        raise RobotError(f"RobotGoToError: no location matches {argument!r}")
 
     def get_current_location(self) -> str:
         return self._record("get_current_location", (), lambda: self.location)
@@ -81,53 +118,110 @@ class Robot:
     def get_all_rooms(self) -> list[str]:
         return self._record("get_all_rooms", (), lambda: list(self.rooms))
 
-    def is_in_room(self, name: str) -> bool:
+    def is_in_room(self, entity: str) -> bool:
         def look() -> bool:
+            name = _text("IsInRoom", entity)
             here = self.objects.get(self.location, []) + list(self.answers.get(self.location, {}))
-            return any(re.search(re.escape(name), thing, re.IGNORECASE) for thing in here)
+            return any(_found(thing, name) for thing in here)
 
-        return self._record("is_in_room", (name,), look)
+        return self._record("is_in_room", (entity,), look)
 
-    def go_to(self, room: str) -> None:
+    def go_to(self, location: str) -> None:
         """Move; the trace records the resolved destination as the call's result (the program gets None)."""
 
         def move() -> str:
-            self.location = self._resolve_room(room)
+            self.location = self._resolve_room(_text("GoTo", location))
             return self.location
 
-        self._record("go_to", (room,), move)
+        self._record("go_to", (location,), move)
+
+    def _reply(self, person: str, question: str, options: list[str]) -> str:
+        people = self.answers.get(self.location, {})
+        name = next((p for p in people if _found(p, person)), None)
+        if name is None:
+            raise RobotError(f"RobotAskError: nobody matching {person!r} in {self.location!r}")
+        queue = people[name]
+        answer = queue.pop(0) if len(queue) > 1 else (queue[0] if queue else ".*")
+        for option in options:
+            if _found(answer, option):
+                return option
+        fallback = "yes" if _found(answer, question) else "no"
+        for option in options:
+            if _found(fallback, option):
+                return option
+        raise RobotError(f"RobotAskError: no option fits the answer of {person!r}")
 
     def ask(self, person: str, question: str, options: list[str]) -> str:
         def answer() -> str:
-            people = self.answers.get(self.location, {})
-            if person not in people:
-                raise RobotError(f"{person!r} is not in {self.location!r}")
-            queue = people[person]
-            reply = queue.pop(0) if queue else options[0]
-            return reply if reply in options else options[0]
+            _text("Ask", person), _text("Ask", question)
+            if not isinstance(options, (list, tuple)) or not options:
+                raise RobotError("RobotAskError: options must be a non-empty list of str")
+            for option in options:
+                _text("Ask", option)
+            return self._reply(person, question, list(options))
 
-        return self._record("ask", (person, question, tuple(options)), answer)
+        shown = tuple(options) if isinstance(options, (list, tuple)) else options
+        return self._record("ask", (person, question, shown), answer)
 
     def say(self, message: str) -> None:
-        return self._record("say", (message,), lambda: None)
+        def speak() -> None:
+            _text("Say", message)
+
+        return self._record("say", (message,), speak)
 
     def pick(self, obj: str) -> None:
         def take() -> None:
+            _text("Pick", obj)
             if self.holding is not None:
-                raise RobotError(f"already holding {self.holding!r}")
-            here = self.objects.get(self.location, [])
-            if obj not in here:
-                raise RobotError(f"no {obj!r} in {self.location!r}")
-            here.remove(obj)
+                raise RobotError(f"RobotPickError: already holding {self.holding!r}")
+            self._take_from_room(obj)
             self.holding = obj
 
         return self._record("pick", (obj,), take)
 
+    def _take_from_room(self, obj: str) -> None:
+        here = self.objects.get(self.location, [])
+        for i, label in enumerate(here):
+            if _found(label, obj):
+                del here[i]
+                return
+        raise RobotError(f"RobotPickError: no {obj!r} in {self.location!r}")
+
     def place(self, obj: str) -> None:
         def put() -> None:
+            _text("Place", obj)
             if self.holding != obj:
-                raise RobotError(f"not holding {obj!r}")
+                raise RobotError(f"RobotPlaceError: not holding {obj!r}")
             self.objects.setdefault(self.location, []).append(obj)
             self.holding = None
 
         return self._record("place", (obj,), put)
+
+
+class RandomRobot(Robot):
+    """The robustness ("executability") mode: is_in_room and ask answer at random from a seed, pick needs no object.
+
+    go_to still validates rooms. The same seed gives the same answers in the sandbox and in the trusted replay.
+    """
+
+    def __init__(self, state: WorldState, seed: int) -> None:
+        super().__init__(state)
+        self.rng = random.Random(seed)
+
+    def is_in_room(self, entity: str) -> bool:
+        def guess() -> bool:
+            _text("IsInRoom", entity)
+            return self.rng.random() < 0.5
+
+        return self._record("is_in_room", (entity,), guess)
+
+    def _reply(self, person: str, question: str, options: list[str]) -> str:
+        return options[int(self.rng.random() * len(options))]
+
+    def _take_from_room(self, obj: str) -> None:
+        return None
+
+
+def make_robot(state: WorldState, random_seed: int | None = None) -> Robot:
+    """The checked robot, or the robustness-mode robot when a seed is given."""
+    return Robot(state) if random_seed is None else RandomRobot(state, random_seed)

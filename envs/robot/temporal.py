@@ -40,9 +40,12 @@ def exists(m: Match) -> Check:
     return lambda trace: _first(trace, m) is not None
 
 
+EVENTS = frozenset({"go_to", "say", "ask", "is_in_room", "pick", "place"})  # queries of the robot are not events
+
+
 def terminal(m: Match) -> Check:
-    """The last successful call matches (e.g. the robot ends by returning to the start room)."""
-    return lambda trace: bool(ok := [c for c in trace if c.error is None]) and m(ok[-1])
+    """The last successful event matches (e.g. the robot ends by speaking in the start room); queries don't count."""
+    return lambda trace: bool(ok := [c for c in trace if c.error is None and c.name in EVENTS]) and m(ok[-1])
 
 
 def _window(anchor: str, side: str, a: Match, b: Match) -> Check:
@@ -83,14 +86,14 @@ def precedes(a: Match, b: Match) -> Check:
 
 
 def act_at_first_visit(room: str, act: Match) -> Check:
-    """The action happens during the first stay in `room` (between arriving and the next go_to)."""
+    """The action happens during the first stay in `room` (from arriving until the robot goes somewhere else)."""
 
     def check(trace: Sequence[Call]) -> bool:
         arrived = _first(trace, visits(room))
         if arrived is None:
             return False
         for c in trace[arrived + 1 :]:
-            if c.name == "go_to" and c.error is None:
+            if c.name == "go_to" and c.error is None and c.result != room:
                 return False
             if act(c):
                 return True

@@ -30,7 +30,9 @@ def test_forged_answer_or_bad_log_is_rejected():
     ]
     assert "disagrees" in replay(STATE, forged).reason
     assert replay(STATE, [{"name": "teleport", "args": []}]).reason
-    assert replay(STATE, [{"name": "pick", "args": [1]}]).reason
+    assert replay(STATE, [{"name": "pick", "args": [{"x": 1}]}]).reason
+    assert replay(STATE, [{"name": "pick", "args": ["apple", "pear"]}]).reason
+    assert "expected a str" in replay(STATE, [{"name": "pick", "args": [1]}]).robot_error
     assert replay(STATE, "junk\x00").reason
 
 

@@ -26,7 +26,7 @@ def run_fetch(robot: Robot) -> None:
 def test_simulator_semantics_and_errors():
     r = Robot(world())
     assert r.get_current_location() == "start loc"
-    r.go_to("kitch")  # substring/regex resolution
+    r.go_to("the kitchen please")  # the state's name is the regex, searched in the argument
     assert r.location == "kitchen" and r.is_in_room("apple")
     r.pick("apple")
     with pytest.raises(RobotError):
