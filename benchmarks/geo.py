@@ -1,7 +1,10 @@
 """GeoX timings vs baselines measured in the same run.
 
-- scene generation + PNG render vs a plain Pillow blank-canvas draw + PNG encode of the same size;
-- DSL interpretation (parse + typecheck + run) vs a hand-written Python function computing the same answer.
+- scene build + PNG render per source (procedural, osm, neon when set up) vs a Pillow blank-canvas PNG of the same
+  size (the floor any renderer pays for encoding);
+- DSL interpretation (parse + typecheck + run) vs a hand-written Python function computing the same answer, and a
+  region-algebra program (buffer + within, shapely) on the same scenes;
+- ColorSeg (numpy threshold + run-length components) per class per scene.
 Prints a table and one JSON line.
 """
 
@@ -14,9 +17,11 @@ import time
 from PIL import Image
 
 from rlvr_gym.envs.geo import dsl
-from rlvr_gym.envs.geo.scene import SIZE, _procedural
+from rlvr_gym.envs.geo.perception import ColorSegmenter
+from rlvr_gym.envs.geo.sources import SOURCES
 
 PROGRAM = '["distance", ["largest", ["objects", "building"]], ["nearest", ["largest", ["objects", "building"]], ["objects", "tree"]]]'
+REGION_PROGRAM = '["count", ["within", ["objects", "tree"], ["buffer", ["largest", ["objects", "building"]], 30]]]'
 
 
 def per_call(fn, n: int) -> float:
@@ -26,15 +31,10 @@ def per_call(fn, n: int) -> float:
     return (time.perf_counter() - start) / n
 
 
-def blank_canvas(_: int) -> bytes:
+def blank_canvas(side: int) -> bytes:
     buffer = io.BytesIO()
-    Image.new("RGB", (SIZE, SIZE), (0, 0, 0)).save(buffer, format="PNG")
+    Image.new("RGB", (side, side), (0, 0, 0)).save(buffer, format="PNG")
     return buffer.getvalue()
-
-
-def scene_and_render(i: int) -> bytes:
-    _procedural.cache_clear()
-    return _procedural(10_000 + i).render_png()
 
 
 def hand_written(scene) -> float:
@@ -43,34 +43,42 @@ def hand_written(scene) -> float:
     return min(((o.centroid[0] - bx) ** 2 + (o.centroid[1] - by) ** 2) ** 0.5 for o in scene.of_class("tree"))
 
 
+def quiet(program: str, scene):
+    try:
+        return dsl.evaluate(program, scene)
+    except dsl.ProgramError:
+        return None
+
+
 def main() -> None:
-    n = 200
-    scenes = [_procedural(20_000 + i) for i in range(n)]
-    render = per_call(scene_and_render, n)
-    blank = per_call(blank_canvas, n)
-
-    def interpret(i: int):
-        try:
-            return dsl.evaluate(PROGRAM, scenes[i])
-        except dsl.ProgramError:
-            return None
-
-    dsl_time = per_call(interpret, n)
+    n = 100
+    result: dict[str, float | str] = {"bench": "geo"}
+    for name, source in SOURCES.items():
+        if source.available() is not None:
+            print(f"{name}: skipped ({source.available()})")
+            continue
+        count = n if name == "procedural" else 20
+        first = source.build(0)
+        side = round(first.size * first.px_per_m)
+        render = per_call(lambda i, s=source: s.build(10_000 + i).render_png(), count)
+        blank = per_call(lambda i, s=side: blank_canvas(s), count)
+        result[f"{name}_scene_render_ms"] = round(render * 1e3, 2)
+        result[f"{name}_render_ratio_vs_blank"] = round(render / blank, 2)
+        print(f"{name}: build+render {render * 1e3:.1f} ms vs blank {side}px canvas {blank * 1e3:.2f} ms")
+    scenes = [SOURCES["procedural"].scene(20_000 + i) for i in range(n)]
+    dsl_time = per_call(lambda i: quiet(PROGRAM, scenes[i]), n)
     python_time = per_call(lambda i: hand_written(scenes[i]), n)
-    result = {
-        "bench": "geo",
-        "scene_render_ms": round(render * 1e3, 3),
-        "blank_canvas_ms": round(blank * 1e3, 3),
-        "render_ratio": round(render / blank, 2),
-        "dsl_eval_ms": round(dsl_time * 1e3, 4),
-        "python_fn_ms": round(python_time * 1e3, 4),
-        "dsl_ratio": round(dsl_time / python_time, 2),
-    }
-    print(
-        f"scene+render {result['scene_render_ms']} ms vs blank canvas {result['blank_canvas_ms']} ms "
-        f"({result['render_ratio']}x)"
+    region_time = per_call(lambda i: quiet(REGION_PROGRAM, scenes[i]), n)
+    seg_time = per_call(lambda i: ColorSegmenter().segment(scenes[i], "building"), 30)
+    result.update(
+        dsl_eval_ms=round(dsl_time * 1e3, 4),
+        python_fn_ms=round(python_time * 1e3, 4),
+        dsl_ratio=round(dsl_time / python_time, 2),
+        region_program_ms=round(region_time * 1e3, 3),
+        colorseg_ms=round(seg_time * 1e3, 2),
     )
-    print(f"DSL eval {result['dsl_eval_ms']} ms vs hand-written {result['python_fn_ms']} ms ({result['dsl_ratio']}x)")
+    print(f"DSL eval {dsl_time * 1e3:.3f} ms vs hand-written {python_time * 1e3:.4f} ms ({result['dsl_ratio']}x)")
+    print(f"region program (buffer + within) {region_time * 1e3:.3f} ms; ColorSeg one class {seg_time * 1e3:.1f} ms")
     print(json.dumps(result))
 
 

@@ -1,38 +1,73 @@
 """The spatial DSL: typed programs as JSON lists, a type checker and a bounded interpreter.
 
 Programs are parsed with bounded `json.loads` (size cap first, then a depth/node walk); model text is never
-evaluated as Python. Types: set (of objects), obj, num, dir (compass point), cls (class name), bool.
+evaluated as Python. Types: set (of objects), obj, region (a shapely geometry), pred (an object test for `filter`),
+num, dir (compass point), cls (class name), str (attribute value), bool (yes/no). An argument type may list
+alternatives ("obj|region"); "lit:<kind>" arguments are JSON literals checked by `literal_ok`.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from typing import Any
 
-from .scene import CLASSES, SIZE, GeoObject, Scene
+from .scene import ATTRIBUTE_KEYS, CLASSES, COLOUR_NAMES, GeoObject, Scene
 
 MAX_CHARS = 2000
 MAX_DEPTH = 6
 MAX_NODES = 20
+MAX_LITERAL = 100_000  # metres / m2 literals
+TIE_MARGIN = 0.05  # relative gap the top two of an argmin/argmax or a comparison must clear
 DIRECTIONS = ("E", "NE", "N", "NW", "W", "SW", "S", "SE")
 QUADRANTS = ("NW", "NE", "SW", "SE", "center")
-UNITS = {"count": "count", "total_area": "m2", "area": "m2", "distance": "m"}
+UNITS = {"count": "count", "total_area": "m2", "area": "m2", "distance": "m", "length": "m"}
+ANSWER_TYPES = ("num", "dir", "cls", "str", "bool")  # what a task's program may return (sets/regions are not answers)
 
-# op -> (argument types, result type); "lit:<kind>" arguments are literals checked by `_literal_ok`.
 SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
+    # sets
     "objects": (("lit:cls",), "set"),
-    "within": (("set", "lit:quadrant"), "set"),
-    "near": (("set", "obj", "lit:num"), "set"),
+    "filter": (("set", "pred"), "set"),
+    "within": (("set", "lit:quadrant|region"), "set"),
+    "near": (("set", "obj|region", "lit:num"), "set"),
+    # predicates for filter
+    "area_gt": (("lit:num",), "pred"),
+    "area_lt": (("lit:num",), "pred"),
+    "color_is": (("lit:color",), "pred"),
+    "touches": (("region",), "pred"),
+    # regions
+    "buffer": (("obj|set|region", "lit:num"), "region"),
+    "union": (("set",), "region"),
+    "intersect": (("region", "region"), "region"),
+    "quadrant": (("lit:quadrant",), "region"),
+    "tile": ((), "region"),
+    # numbers
     "count": (("set",), "num"),
     "total_area": (("set",), "num"),
-    "largest": (("set",), "obj"),
-    "nearest": (("obj", "set"), "obj"),
-    "area": (("obj",), "num"),
+    "area": (("obj|region",), "num"),
+    "length": (("set",), "num"),
     "distance": (("obj", "obj"), "num"),
+    # objects
+    "largest": (("set",), "obj"),
+    "smallest": (("set",), "obj"),
+    "nearest": (("obj", "set"), "obj"),
+    "farthest": (("obj", "set"), "obj"),
+    "argmax_count_near": (("set", "set", "lit:num"), "obj"),
+    # answers
     "direction": (("obj", "obj"), "dir"),
     "class_of": (("obj",), "cls"),
+    "attr": (("obj", "lit:key"), "str"),
+    "exists": (("set",), "bool"),
     "gt": (("num", "num"), "bool"),
+    "lt": (("num", "num"), "bool"),
+    "eq": (("num", "num"), "bool"),
+}
+LITERALS: dict[str, tuple[Any, ...]] = {
+    "cls": CLASSES,
+    "quadrant": QUADRANTS,
+    "color": COLOUR_NAMES,
+    "key": ATTRIBUTE_KEYS,
 }
 
 
@@ -69,12 +104,15 @@ def _check_size(program: Any) -> None:
             stack.extend((child, depth + 1) for child in node)
 
 
-def _literal_ok(kind: str, value: Any) -> bool:
-    if kind == "cls":
-        return value in CLASSES
-    if kind == "quadrant":
-        return value in QUADRANTS
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= SIZE * 2
+def literal_ok(kind: str, value: Any) -> bool:
+    if kind == "num":
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= MAX_LITERAL
+    return isinstance(value, str) and value in LITERALS[kind]
+
+
+def literal_kind(want: str) -> str | None:
+    """The literal kind an argument slot accepts ("lit:quadrant|region" -> "quadrant"), if any."""
+    return next((alt[4:] for alt in want.split("|") if alt.startswith("lit:")), None)
 
 
 def typecheck(program: Any) -> str:
@@ -88,17 +126,20 @@ def typecheck(program: Any) -> str:
     if len(args) != len(arg_types):
         raise ProgramError("type_error", f"{op} takes {len(arg_types)} arguments, got {len(args)}")
     for want, arg in zip(arg_types, args, strict=True):
-        if want.startswith("lit:"):
-            if not _literal_ok(want[4:], arg):
-                raise ProgramError("type_error", f"{op}: bad {want[4:]} literal")
-        elif typecheck(arg) != want:
+        kind = literal_kind(want)
+        if not isinstance(arg, list):
+            if kind is None or not literal_ok(kind, arg):
+                raise ProgramError("type_error", f"{op}: bad {kind or want} literal")
+        elif typecheck(arg) not in want.split("|"):
             raise ProgramError("type_error", f"{op}: expected a {want} argument")
     return result
 
 
+# ---- interpreter ------------------------------------------------------------------------------------------------
+
+
 def _distance(a: GeoObject, b: GeoObject) -> float:
-    (ax, ay), (bx, by) = a.centroid, b.centroid
-    return math.hypot(ax - bx, ay - by)
+    return math.dist(a.centroid, b.centroid)
 
 
 def _bearing(a: GeoObject, b: GeoObject) -> float:
@@ -107,46 +148,133 @@ def _bearing(a: GeoObject, b: GeoObject) -> float:
     return math.degrees(math.atan2(ay - by, bx - ax)) % 360
 
 
-def _in_quadrant(o: GeoObject, quadrant: str) -> bool:
-    x, y = o.centroid
+def _quadrant_box(quadrant: str, size: float) -> tuple[float, float, float, float]:
+    half = size / 2
     if quadrant == "center":
-        return SIZE / 4 <= x < 3 * SIZE / 4 and SIZE / 4 <= y < 3 * SIZE / 4
-    return (y < SIZE / 2) == (quadrant[0] == "N") and (x >= SIZE / 2) == (quadrant[1] == "E")
+        return (size / 4, size / 4, 3 * size / 4, 3 * size / 4)
+    x0 = half if quadrant[1] == "E" else 0.0
+    y0 = 0.0 if quadrant[0] == "N" else half
+    return (x0, y0, x0 + half, y0 + half)
 
 
-def _unique_best(items: list[GeoObject], key, op: str, margin: float) -> GeoObject:
+def _in_quadrant(o: GeoObject, quadrant: str, size: float) -> bool:
+    x, y = o.centroid
+    x0, y0, x1, y1 = _quadrant_box(quadrant, size)
+    return x0 <= x < x1 and y0 <= y < y1
+
+
+def _unique_best(items: list[GeoObject], key: Callable[[GeoObject], float], op: str) -> GeoObject:
+    """argmin of key; an empty set or a top-two gap under TIE_MARGIN is a runtime error (not deterministic)."""
     if not items:
         raise ProgramError("runtime", f"{op} of an empty set")
-    ranked = sorted(items, key=key)
-    if len(ranked) > 1 and abs(key(ranked[1]) - key(ranked[0])) < margin * max(abs(key(ranked[0])), 1.0):
+    ranked = sorted(items, key=lambda o: (key(o), o.id))
+    if len(ranked) > 1 and abs(key(ranked[1]) - key(ranked[0])) < TIE_MARGIN * max(abs(key(ranked[0])), 1.0):
         raise ProgramError("runtime", f"{op}: near-tie")
     return ranked[0]
 
 
-def run(program: Any, scene: Scene) -> Any:
-    """Evaluate a well-typed program; raises ProgramError("runtime") on empty sets or near-ties."""
+def _shape(value: Any):
+    """Any obj / set / region argument as one shapely geometry."""
+    from shapely.ops import unary_union
+
+    if isinstance(value, GeoObject):
+        return value.geometry
+    if isinstance(value, list):
+        if not value:
+            raise ProgramError("runtime", "region of an empty set")
+        return unary_union([o.geometry for o in value])
+    return value
+
+
+def _point(o: GeoObject):
+    from shapely.geometry import Point
+
+    return Point(*o.centroid)
+
+
+def _compare(op: str, a: float, b: float) -> str:
+    """yes/no for gt, lt, eq; a gap under TIE_MARGIN (but not an exact equality) is a near-tie."""
+    gap = abs(a - b)
+    if gap != 0 and gap < TIE_MARGIN * max(abs(a), abs(b), 1.0):
+        raise ProgramError("runtime", f"{op}: near-tie")
+    truth = {"gt": a > b, "lt": a < b, "eq": gap == 0}[op]
+    return "yes" if truth else "no"
+
+
+def _box(x0: float, y0: float, x1: float, y1: float):
+    from shapely.geometry import box
+
+    return box(x0, y0, x1, y1)
+
+
+def _pred(program: list[Any], scene: Scene) -> Callable[[GeoObject], bool]:
     op, args = program[0], program[1:]
+    if op == "area_gt":
+        return lambda o: o.area > args[0]
+    if op == "area_lt":
+        return lambda o: o.area < args[0]
+    if op == "color_is":
+        return lambda o: o.attr("color") == args[0]
+    region = run(args[0], scene)
+    return lambda o: bool(o.geometry.intersects(region))
+
+
+def run(program: Any, scene: Scene) -> Any:
+    """Evaluate a well-typed program; raises ProgramError("runtime") on empty sets, near-ties or missing attributes."""
+    op, args = program[0], program[1:]
+    if op in ("area_gt", "area_lt", "color_is", "touches"):
+        return _pred(program, scene)
     if op == "objects":
         return scene.of_class(args[0])
+    if op == "filter":
+        keep = run(args[1], scene)
+        return [o for o in run(args[0], scene) if keep(o)]
     if op == "within":
-        return [o for o in run(args[0], scene) if _in_quadrant(o, args[1])]
+        if isinstance(args[1], str):
+            return [o for o in run(args[0], scene) if _in_quadrant(o, args[1], scene.size)]
+        region = run(args[1], scene)
+        return [o for o in run(args[0], scene) if region.covers(_point(o))]
     if op == "near":
         anchor = run(args[1], scene)
-        return [o for o in run(args[0], scene) if o.id != anchor.id and _distance(o, anchor) <= args[2]]
+        if isinstance(anchor, GeoObject):
+            return [o for o in run(args[0], scene) if o.id != anchor.id and _distance(o, anchor) <= args[2]]
+        return [o for o in run(args[0], scene) if anchor.distance(_point(o)) <= args[2]]
+    if op == "buffer":
+        return _shape(run(args[0], scene)).buffer(args[1], quad_segs=16)
+    if op == "union":
+        return _shape(run(args[0], scene))
+    if op == "intersect":
+        return run(args[0], scene).intersection(run(args[1], scene))
+    if op == "quadrant":
+        return _box(*_quadrant_box(args[0], scene.size))
+    if op == "tile":
+        return _box(0.0, 0.0, scene.size, scene.size)
     if op == "count":
         return len(run(args[0], scene))
     if op == "total_area":
         return sum(o.area for o in run(args[0], scene))
-    if op == "largest":
-        return _unique_best(run(args[0], scene), lambda o: -o.area, op, 0.05)
-    if op == "nearest":
-        anchor = run(args[0], scene)
-        others = [o for o in run(args[1], scene) if o.id != anchor.id]
-        return _unique_best(others, lambda o: _distance(anchor, o), op, 0.05)
     if op == "area":
-        return run(args[0], scene).area
+        value = run(args[0], scene)
+        return value.area if isinstance(value, GeoObject) else float(value.area)
+    if op == "length":
+        return sum(o.length for o in run(args[0], scene))
     if op == "distance":
         return _distance(run(args[0], scene), run(args[1], scene))
+    if op in ("largest", "smallest"):
+        sign = -1 if op == "largest" else 1
+        return _unique_best(run(args[0], scene), lambda o: sign * o.area, op)
+    if op in ("nearest", "farthest"):
+        anchor = run(args[0], scene)
+        others = [o for o in run(args[1], scene) if o.id != anchor.id]
+        sign = 1 if op == "nearest" else -1
+        return _unique_best(others, lambda o: sign * _distance(anchor, o), op)
+    if op == "argmax_count_near":
+        targets = run(args[1], scene)
+
+        def neighbours(o: GeoObject) -> float:
+            return -sum(1 for t in targets if t.id != o.id and _distance(o, t) <= args[2])
+
+        return _unique_best(run(args[0], scene), neighbours, op)  # equal counts are a tie
     if op == "direction":
         angle = _bearing(run(args[0], scene), run(args[1], scene))
         offset = (angle + 22.5) % 45
@@ -155,11 +283,15 @@ def run(program: Any, scene: Scene) -> Any:
         return DIRECTIONS[int(((angle + 22.5) % 360) // 45)]
     if op == "class_of":
         return run(args[0], scene).cls
-    if op == "gt":
-        a, b = run(args[0], scene), run(args[1], scene)
-        if abs(a - b) < 0.05 * max(abs(a), abs(b), 1.0):
-            raise ProgramError("runtime", "greater: near-tie")
-        return "yes" if a > b else "no"
+    if op == "attr":
+        value = run(args[0], scene).attr(args[1])
+        if value is None:
+            raise ProgramError("runtime", f"attr: the object has no {args[1]!r}")
+        return value
+    if op == "exists":
+        return "yes" if run(args[0], scene) else "no"
+    if op in ("gt", "lt", "eq"):
+        return _compare(op, run(args[0], scene), run(args[1], scene))
     raise ProgramError("type_error", f"unknown operator {op!r}")
 
 

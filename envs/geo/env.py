@@ -14,7 +14,7 @@ from rlvr_gym.env import feedback
 
 from . import verifier
 from .perception import SEGMENTERS
-from .scene import SOURCES
+from .sources import get_source
 from .tasks import GeoTasks
 
 _TOOL_CALL = re.compile(r"segment\(\s*([a-z]{1,16})\s*\)")
@@ -23,12 +23,7 @@ _TOOL_CALL = re.compile(r"segment\(\s*([a-z]{1,16})\s*\)")
 class GeoEnv(AnswerEnv):
     family = "geo"
     verify_budget_s = 0.2
-
-    def __init__(
-        self, *, split: str = "train", seed: int = 0, render: str = "both", mode: str = "deduction", **kwargs: Any
-    ) -> None:
-        super().__init__(**kwargs)
-        self.source = GeoTasks(split=split, seed=seed, render=render, mode=mode)
+    task_source = GeoTasks  # split, seed, source, render, mode
 
     def score_answer(self, task: Task, text: str) -> Verdict:
         return verifier.verify(task, [text])
@@ -41,26 +36,18 @@ class GeoToolsEnv(Env):
     """Multi-turn GeoX: the agent may call `segment(<class>)` (a perception tool) before its `ANSWER:` line.
 
     The verdict is the same pure verifier as the single-turn env: tool calls change what the agent knows, not how
-    it is judged.
+    it is judged. Tasks pass the "robust to perception" check for this env's segmenter: the answer computed from
+    its detections equals the ground-truth answer, so a perfect tool user can always score.
     """
 
     family = "geo"
     verify_budget_s = 0.5
 
-    def __init__(
-        self,
-        *,
-        split: str = "train",
-        seed: int = 0,
-        render: str = "both",
-        mode: str = "deduction",
-        segmenter: str = "colorseg",
-        max_turns: int = 6,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(max_turns=max_turns, **kwargs)
-        self.source = GeoTasks(split=split, seed=seed, render=render, mode=mode)
+    task_source = GeoTasks  # split, seed, source, render, mode; robust_to is this env's segmenter
+
+    def __init__(self, *, segmenter: str = "colorseg", max_turns: int = 6, **kwargs: Any) -> None:
         self.segmenter = SEGMENTERS[segmenter]()
+        super().__init__(max_turns=max_turns, robust_to=segmenter, **kwargs)
 
     def start(self, task: Task) -> list[Message]:
         hint = Message(role="user", content=f"Tool: reply `segment(<class>)` to get {self.segmenter.name} detections.")
@@ -70,7 +57,7 @@ class GeoToolsEnv(Env):
         assert self.task is not None
         call = _TOOL_CALL.fullmatch(action.strip()[:64]) if len(action) < 256 else None
         if call is not None:
-            scene = SOURCES[self.task.ground_truth["scene_source"]].scene(self.task.ground_truth["scene_seed"])
+            scene = get_source(self.task.ground_truth["scene_source"]).scene(self.task.ground_truth["scene_seed"])
             found = [asdict(d) for d in self.segmenter.segment(scene, call.group(1))]
             return StepResult(observation=feedback(json.dumps(found)))
         verdict = verifier.verify(self.task, [action])

@@ -9,23 +9,22 @@ import random
 from typing import Any
 
 from . import dsl
-from .scene import CLASSES
 
 HOLE = "?"
-CANDIDATES = {"cls": CLASSES, "quadrant": dsl.QUADRANTS, "num": (20, 30, 40, 60, 80)}
+CANDIDATES = {**dsl.LITERALS, "num": (20, 30, 40, 60, 80)}
 
 
 def literal_slots(program: Any, path: tuple[int, ...] = ()) -> list[tuple[tuple[int, ...], str]]:
-    """Paths of literal arguments with their kind (cls, quadrant, num)."""
+    """Paths of literal arguments with their kind (cls, quadrant, num, color, key)."""
     if not isinstance(program, list):
         return []
     arg_types = dsl.SIGNATURES[program[0]][0]
     slots = []
     for i, (want, arg) in enumerate(zip(arg_types, program[1:], strict=True), start=1):
-        if want.startswith("lit:"):
-            slots.append(((*path, i), want[4:]))
-        else:
+        if isinstance(arg, list):
             slots.extend(literal_slots(arg, (*path, i)))
+        else:
+            slots.append(((*path, i), dsl.literal_kind(want) or "num"))
     return slots
 
 

@@ -1,6 +1,8 @@
-"""Perception tools: `segment(class)` over a scene, from ground truth (Oracle) or from pixels (ColorSeg).
+"""Perception tools: `segment(class)` over a scene, from ground truth (Oracle), pixels (ColorSeg) or boxes (Box).
 
 A learned segmenter plugs in by subclassing `Segmenter`; agents only ever see the detections it returns.
+`perceived_scene` rebuilds a scene from a segmenter's detections: the "robust to perception" validity check runs a
+program on it and on ground truth and keeps the task only when both answers agree.
 """
 
 from __future__ import annotations
@@ -8,13 +10,16 @@ from __future__ import annotations
 import io
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from functools import lru_cache
 
-from .scene import CLASSES, PALETTE, Scene
+from .scene import CLASSES, COLOURS, GeoObject, Scene
 
 
 @dataclass(frozen=True)
 class Detection:
-    bbox: tuple[int, int, int, int]
+    """One detected object in scene metres (x east, y south)."""
+
+    bbox: tuple[float, float, float, float]
     area: float
     centroid: tuple[float, float]
     score: float = 1.0
@@ -33,8 +38,18 @@ class OracleSegmenter(Segmenter):
     name = "oracle"
 
     def segment(self, scene: Scene, cls: str) -> list[Detection]:
+        return [Detection((o.x0, o.y0, o.x1, o.y1), o.area, o.centroid) for o in scene.of_class(cls)]
+
+
+class BoxSegmenter(Segmenter):
+    """Axis-aligned boxes only (what NEON's tree annotations give): area and centre of the box, not the shape."""
+
+    name = "box"
+
+    def segment(self, scene: Scene, cls: str) -> list[Detection]:
         return [
-            Detection((int(o.x0), int(o.y0), int(o.x1), int(o.y1)), o.area, o.centroid) for o in scene.of_class(cls)
+            Detection((o.x0, o.y0, o.x1, o.y1), (o.x1 - o.x0) * (o.y1 - o.y0), ((o.x0 + o.x1) / 2, (o.y0 + o.y1) / 2))
+            for o in scene.of_class(cls)
         ]
 
 
@@ -47,41 +62,93 @@ class ColorSegmenter(Segmenter):
         self.tolerance = tolerance
 
     def segment(self, scene: Scene, cls: str) -> list[Detection]:
-        from PIL import Image
-
-        if cls not in CLASSES:
+        if cls not in CLASSES or scene.photo is not None:
             return []
-        image = Image.open(io.BytesIO(scene.render_png())).convert("RGB")
-        width, height = image.size
-        target = PALETTE[cls]
-        pixels = image.load()
-        mask = bytearray(width * height)
-        for y in range(height):
-            for x in range(width):
-                if all(abs(c - t) <= self.tolerance for c, t in zip(pixels[x, y], target, strict=True)):
-                    mask[y * width + x] = 1
-        return _components(mask, width, height)
+        k = scene.px_per_m
+        return [
+            Detection((x0 / k, y0 / k, x1 / k, y1 / k), n / k**2, (cx / k, cy / k))
+            for (x0, y0, x1, y1), n, (cx, cy) in _components(_class_map(scene, self.tolerance) == CLASSES.index(cls))
+        ]
 
 
-def _components(mask: bytearray, width: int, height: int) -> list[Detection]:
+@lru_cache(maxsize=64)
+def _class_map(scene: Scene, tolerance: int):
+    """Per pixel: the index of the class whose palette colour it matches (within tolerance), else 255."""
+    import numpy as np
+    from PIL import Image
+
+    pixels = np.asarray(Image.open(io.BytesIO(scene.render_png())).convert("RGB"), dtype=np.uint32)
+    packed = (pixels[..., 0] << 16) | (pixels[..., 1] << 8) | pixels[..., 2]
+    colours, inverse = np.unique(packed, return_inverse=True)  # a render has few distinct colours: classify those
+    lookup = np.full(len(colours), 255, dtype=np.uint8)
+    for slot, value in enumerate(colours.tolist()):
+        rgb = (value >> 16, (value >> 8) & 255, value & 255)
+        for index, cls in enumerate(CLASSES):
+            if any(
+                max(abs(a - b) for a, b in zip(rgb, ref, strict=True)) <= tolerance for ref in COLOURS[cls].values()
+            ):
+                lookup[slot] = index
+    return lookup[inverse].reshape(packed.shape)
+
+
+def _components(mask) -> list[tuple[tuple[int, int, int, int], int, tuple[float, float]]]:
+    """4-connected components of a boolean mask from its row runs (union-find over runs: linear in the runs)."""
+    import numpy as np
+
+    height, width = mask.shape
+    padded = np.zeros((height, width + 2), dtype=np.int8)
+    padded[:, 1:-1] = mask
+    edges = np.flatnonzero(np.diff(padded.ravel()))  # pairs of (run start, run end) in padded flat coordinates
+    runs = [
+        (a // (width + 2), a % (width + 2), b % (width + 2))
+        for a, b in zip(edges[::2].tolist(), edges[1::2].tolist(), strict=True)
+    ]
+    parent = list(range(len(runs)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    row_start = 0  # first run of the previous row
+    for index, (y, start, end) in enumerate(runs):
+        while runs[row_start][0] < y - 1:
+            row_start += 1
+        m = row_start
+        while m < index and runs[m][0] == y - 1:
+            if runs[m][1] < end and start < runs[m][2]:
+                a, b = find(index), find(m)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+            m += 1
+    groups: dict[int, list[tuple[int, int, int]]] = {}
+    for index, run in enumerate(runs):
+        groups.setdefault(find(index), []).append(run)
     found = []
-    for start in range(width * height):
-        if mask[start] != 1:
-            continue
-        mask[start] = 2
-        stack, xs, ys = [start], [], []
-        while stack:
-            p = stack.pop()
-            x, y = p % width, p // width
-            xs.append(x)
-            ys.append(y)
-            for q, ok in ((p - 1, x > 0), (p + 1, x < width - 1), (p - width, y > 0), (p + width, y < height - 1)):
-                if ok and mask[q] == 1:
-                    mask[q] = 2
-                    stack.append(q)
-        bbox = (min(xs), min(ys), max(xs) + 1, max(ys) + 1)
-        found.append(Detection(bbox, float(len(xs)), (sum(xs) / len(xs) + 0.5, sum(ys) / len(ys) + 0.5)))
-    return found
+    for members in groups.values():
+        n = sum(e - s for _, s, e in members)
+        sx = sum((s + e) * (e - s) / 2 for _, s, e in members)  # sum of pixel-centre x minus 0.5 per pixel
+        sy = sum((y + 0.5) * (e - s) for y, s, e in members)
+        bbox = (
+            min(s for _, s, _ in members),
+            min(y for y, _, _ in members),
+            max(e for _, _, e in members),
+            max(y for y, _, _ in members) + 1,
+        )
+        found.append((bbox, n, (sx / n, sy / n)))
+    return sorted(found)
 
 
-SEGMENTERS: dict[str, type[Segmenter]] = {"oracle": OracleSegmenter, "colorseg": ColorSegmenter}
+SEGMENTERS: dict[str, type[Segmenter]] = {"oracle": OracleSegmenter, "colorseg": ColorSegmenter, "box": BoxSegmenter}
+
+
+@lru_cache(maxsize=256)
+def perceived_scene(scene: Scene, segmenter: str) -> Scene:
+    """The scene as the named segmenter sees it: one object per detection, with its measured area and centre."""
+    tool = SEGMENTERS[segmenter]()
+    objects = []
+    for cls in CLASSES:
+        for d in tool.segment(scene, cls):
+            objects.append(GeoObject(len(objects), cls, "rect", *d.bbox, measured=(d.area, *d.centroid)))
+    return Scene(scene.source, scene.seed, tuple(objects), scene.attribution, scene.size, scene.px_per_m, scene.photo)

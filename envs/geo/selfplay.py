@@ -19,7 +19,7 @@ from rlvr_gym import Message, Task
 from rlvr_gym.types import TaskView
 
 from . import dsl, verifier
-from .scene import SOURCES
+from .sources import get_source
 from .tasks import INSTRUCTIONS, GeoTasks, format_answer, unit_of, valid_task
 
 
@@ -55,7 +55,7 @@ async def run_selfplay(agent, *, proposals: int = 3, samples: int = 2, seed: int
     rng = random.Random(seed)
     seeds_source = GeoTasks(split="train", seed=seed, render="text")
     buffer = [json.dumps(seeds_source.task(i).ground_truth["program"]) for i in range(4)]
-    scenes = SOURCES["procedural"]
+    scenes = get_source("procedural")
     log = SelfPlayLog()
     for k in range(proposals):
         scene = scenes.scene(rng.randrange(2**31))

@@ -12,13 +12,19 @@ from rlvr_gym.types import ContentPart
 
 from . import dsl
 from .modes import make_abduction
-from .scene import CLASSES, SOURCES
+from .perception import perceived_scene
+from .scene import CLASSES, COLOUR_NAMES
+from .sources import get_source
 
 MODES = ("deduction", "abduction", "induction")
 DSL_HELP = (
-    "DSL (JSON lists): objects(class), within(set, NW|NE|SW|SE|center), near(set, obj, metres), count, total_area,"
-    " largest, nearest(obj, set), area, distance (between centroids, metres), direction(from, to) as one of"
-    " E NE N NW W SW S SE, class_of, gt(a, b) -> yes|no. Classes: road water building tree vehicle. "
+    "DSL (JSON lists): objects(class), filter(set, pred) with pred area_gt(m2)|area_lt(m2)|color_is(color)|"
+    "touches(region), within(set, NW|NE|SW|SE|center or a region), near(set, obj or region, metres), regions "
+    "buffer(obj|set|region, metres), union(set), intersect(r1, r2), quadrant(q), tile(); count, total_area, "
+    "area(obj|region), length(set) (road centre-lines, metres), distance (between centroids, metres), largest, "
+    "smallest, nearest(obj, set), farthest(obj, set), argmax_count_near(set, set, metres), direction(from, to) as "
+    "one of E NE N NW W SW S SE, class_of, attr(obj, color|shape|label), exists(set), gt/lt/eq(a, b) -> yes|no. "
+    "Classes: road water building tree vehicle. "
 )
 INSTRUCTIONS = {
     "deduction": DSL_HELP + "Numbers: counts exact; distances within max(5%, 2 m); areas within max(5%, 10 m2). "
@@ -28,33 +34,48 @@ INSTRUCTIONS = {
 }
 
 
-def random_program(rng: random.Random) -> list[Any]:
-    """One program from a small typed grammar (difficulty grows with nesting)."""
+def random_program(rng: random.Random, classes: tuple[str, ...] = CLASSES) -> list[Any]:
+    """One program from a small typed grammar over the source's classes (difficulty grows with nesting)."""
+    movable = [c for c in classes if c != "road"] or list(classes)
 
     def some_set(depth: int) -> list[Any]:
-        base: list[Any] = ["objects", rng.choice(CLASSES[1:])]
+        base: list[Any] = ["objects", rng.choice(movable)]
         roll = rng.random() if depth < 2 else 1.0
-        if roll < 0.25:
+        if roll < 0.2:
             return ["within", base, rng.choice(dsl.QUADRANTS)]
-        if roll < 0.4:
+        if roll < 0.3:
             return ["near", base, some_obj(depth + 1), rng.choice([30, 40, 60])]
+        if roll < 0.4:
+            return ["filter", base, [rng.choice(["area_gt", "area_lt"]), rng.choice([20, 50, 100, 200, 400])]]
+        if roll < 0.45:
+            return ["filter", base, ["color_is", rng.choice(COLOUR_NAMES)]]
+        if roll < 0.5:
+            return ["within", base, ["buffer", some_obj(depth + 1), rng.choice([20, 30, 40])]]
         return base
 
     def some_obj(depth: int) -> list[Any]:
         if depth < 2 and rng.random() < 0.4:
-            return ["nearest", some_obj(depth + 1), some_set(depth + 1)]
-        return ["largest", some_set(depth + 1)]
+            return [rng.choice(["nearest", "farthest"]), some_obj(depth + 1), some_set(depth + 1)]
+        return [rng.choice(["largest", "largest", "smallest"]), some_set(depth + 1)]
 
-    kind = rng.choice(["count", "total_area", "area", "distance", "direction", "class_of", "gt"])
-    if kind in ("count", "total_area"):
+    kinds = ["count", "total_area", "area", "distance", "direction", "class_of", "compare", "exists", "attr", "region"]
+    kind = rng.choice(kinds + (["length"] if "road" in classes else []))
+    if kind in ("count", "total_area", "exists"):
         return [kind, some_set(0)]
     if kind == "area":
         return ["area", some_obj(0)]
+    if kind == "region":
+        region = ["buffer", some_set(1), rng.choice([5, 10])] if rng.random() < 0.5 else ["union", some_set(1)]
+        return ["area", region]
+    if kind == "length":
+        return ["length", ["within", ["objects", "road"], rng.choice(dsl.QUADRANTS)]]
     if kind in ("distance", "direction"):
         return [kind, some_obj(0), some_obj(0)]
     if kind == "class_of":
-        return ["class_of", ["nearest", some_obj(1), ["objects", rng.choice(CLASSES)]]]
-    return ["gt", ["count", some_set(1)], ["count", some_set(1)]]
+        return ["class_of", ["nearest", some_obj(1), ["objects", rng.choice(classes)]]]
+    if kind == "attr":
+        return ["attr", some_obj(1), rng.choice(["color", "label"])]
+    return [rng.choice(["gt", "lt", "eq"]), ["count", some_set(1)], ["count", some_set(1)]]
 
 
 def probe_seeds(scene_seed: int) -> list[int]:
@@ -62,17 +83,30 @@ def probe_seeds(scene_seed: int) -> list[int]:
     return [stable_seed("geo-probe", scene_seed, k) % 2**31 for k in range(8)]
 
 
-def valid_task(program: list[Any], scene, scenes=None) -> tuple[Any, str] | None:
-    """The program's value when well-typed, it executes (no empty sets, no near-ties), is non-zero and non-constant.
+def valid_task(program: Any, scene, scenes=None, robust_to: str | None = None) -> tuple[Any, str] | None:
+    """The program's value when it passes every validity check of the spec, else None.
 
-    With `scenes` (a SceneSource), the answer must also differ on at least one probe scene.
+    Checks: well-typed with an answer type; executes (no empty sets, no near-ties); the same on a re-run; not zero
+    and not guessable (a number must exceed twice its tolerance, so `0` never passes); with `scenes`, not constant
+    across 8 probe scenes; with `robust_to` (a segmenter name), the same answer on the scene as that segmenter sees it.
     """
     try:
         value, kind = dsl.evaluate(program, scene)
+        again, _ = dsl.evaluate(program, scene)
     except dsl.ProgramError:
         return None
-    if (kind == "num" and value == 0) or (program[0] == "distance" and value < 1.0):
+    if kind not in dsl.ANSWER_TYPES or again != value:
         return None
+    unit = unit_of(program, kind)
+    if kind == "num" and (value == 0 or (unit != "count" and value <= 2 * dsl.tolerance(unit, value))):
+        return None
+    if robust_to is not None:
+        try:
+            seen, _ = dsl.evaluate(program, perceived_scene(scene, robust_to))
+        except dsl.ProgramError:
+            return None
+        if not dsl.answers_equal(unit, value, seen):
+            return None
     if scenes is not None:
         outputs = set()
         for seed in probe_seeds(scene.seed):
@@ -99,33 +133,36 @@ def _depth(node: Any) -> int:
 
 
 class GeoTasks(TaskSource):
-    """Seeded scene + program pairs; ids geo/<split>/<index>; difficulty from program depth (1..5)."""
+    """Seeded scene + program pairs; ids geo/<split>/<index>; difficulty from program depth (1..5).
+
+    `source` picks the scenes (procedural, osm, neon); `robust_to` names a segmenter whose view of the scene must
+    give the same answer (set by the tools env to its own segmenter).
+    """
 
     family = "geo"
 
     def __init__(
         self,
         *,
-        split: str = "train",
-        seed: int = 0,
         source: str = "procedural",
         render: str = "both",
         mode: str = "deduction",
+        robust_to: str | None = None,
+        **split_and_seed: Any,
     ) -> None:
-        super().__init__(split=split, seed=seed)
+        super().__init__(**split_and_seed)
         if render not in ("both", "text", "image"):
             raise ValueError("render must be 'both', 'text' or 'image'")
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}")
-        self.mode = mode
-        self.scenes = SOURCES[source]
-        self.render = render
+        self.mode, self.render, self.robust_to = mode, render, robust_to
+        self.scenes = get_source(source)
 
     def _make(self, rng: random.Random) -> dict[str, Any]:
         for _ in range(400):
             scene_seed = rng.randrange(2**31)
-            program = random_program(rng)
-            found = valid_task(program, self.scenes.scene(scene_seed), self.scenes)
+            program = random_program(rng, self.scenes.classes)
+            found = valid_task(program, self.scenes.scene(scene_seed), self.scenes, self.robust_to)
             if found is None:
                 continue
             item = {"scene_seed": scene_seed, "program": program, "value": found[0], "unit": unit_of(program, found[1])}
@@ -136,7 +173,7 @@ class GeoTasks(TaskSource):
                 item["hole"] = hole
             if self.mode == "induction":
                 seeds = [scene_seed, *[rng.randrange(2**31) for _ in range(4)]]
-                values = [valid_task(program, self.scenes.scene(s)) for s in seeds]
+                values = [valid_task(program, self.scenes.scene(s), robust_to=self.robust_to) for s in seeds]
                 if any(v is None for v in values) or len({format_answer(v[0]) for v in values[:3]}) < 2:
                     continue
                 item["seeds"], item["values"] = seeds, [v[0] for v in values]

@@ -10,9 +10,21 @@ from typing import Any
 from rlvr_gym import Task, Verdict
 
 from . import dsl, modes
-from .scene import CLASSES, SOURCES
+from .scene import CLASSES, COLOUR_NAMES
+from .sources import get_source
 
 MAX_RESPONSE = 20_000
+ATTRIBUTE_VALUES = (
+    *COLOUR_NAMES,
+    "rect",
+    "disc",
+    "poly",
+    "line",
+    "alive",
+    "dead",
+    "building=yes",
+    "highway=residential",
+)
 _NUMBER = re.compile(r"-?\d{1,9}(?:\.\d{1,6})?")
 
 
@@ -36,7 +48,7 @@ def _matches(unit: str, expected: Any, given: Any) -> bool:
 
 
 def _scene(truth: dict[str, Any], seed: int):
-    return SOURCES[truth["scene_source"]].scene(seed)
+    return get_source(truth["scene_source"]).scene(seed)
 
 
 def _judge_value(truth: dict[str, Any], answer: str) -> Verdict:
@@ -118,6 +130,6 @@ def wrong_answers(task: Task, rng: random.Random) -> list[list[str]]:
     if unit in dsl.UNITS.values():
         step = 1.5 * dsl.tolerance(unit, value)
         return [[f"ANSWER: {value + sign * step:.1f}"] for sign in (1, -1, 3) if value + sign * step >= 0]
-    pool = {"dir": dsl.DIRECTIONS, "bool": ("yes", "no")}.get(unit, CLASSES)
+    pool = {"dir": dsl.DIRECTIONS, "bool": ("yes", "no"), "str": ATTRIBUTE_VALUES}.get(unit, CLASSES)
     others = [p for p in pool if p != value]
     return [[f"ANSWER: {o}"] for o in rng.sample(others, min(2, len(others)))]
