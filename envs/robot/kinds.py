@@ -65,7 +65,15 @@ def _rooms(rng: random.Random, n: int) -> list[str]:
 
 
 def _message(rng: random.Random) -> str:
-    return f"{rng.choice(vocab.OPENINGS)}, {rng.choice(vocab.NEWS)}"
+    news = rng.choice(vocab.NEWS).format(n=rng.randint(2, 40), h=rng.randint(1, 12), p=rng.choice(vocab.PEOPLE))
+    return f"{rng.choice(vocab.OPENINGS)}, {news}"
+
+
+def _objects(rng: random.Random) -> tuple[str, str, str]:
+    """A coloured object and two distractors (one the same thing in another colour, so colour matters)."""
+    thing, other = rng.sample(vocab.OBJECTS, 2)
+    colour, twin, third = rng.sample(vocab.COLOURS, 3)
+    return f"{colour} {thing}", f"{twin} {thing}", f"{third} {other}"
 
 
 def action_location(rng: random.Random) -> Draft:
@@ -118,7 +126,7 @@ def event_ordering(rng: random.Random) -> Draft:
 def manipulation(rng: random.Random) -> Draft:
     rooms = _rooms(rng, rng.randint(4, 6))
     src, dst = rooms[1], rooms[2]
-    obj, *others = rng.sample(vocab.OBJECTS, 3)
+    obj, *others = _objects(rng)
     text = rng.choice(
         [
             "Take the {o} from the {a} to the {b}.",
@@ -170,7 +178,7 @@ def initial_terminal(rng: random.Random) -> Draft:
 
 def conditional(rng: random.Random) -> Draft:
     person = rng.choice(vocab.PEOPLE)
-    x, y = rng.choice(vocab.CHOICES)
+    x, y = rng.sample(rng.choice(vocab.CHOICES) if rng.random() < 0.5 else _objects(rng)[:2], 2)
     rooms = [*_rooms(rng, rng.randint(4, 5)), office(person)]
     store, where = rooms[1], office(person)
     text = rng.choice(
@@ -204,95 +212,110 @@ def conditional(rng: random.Random) -> Draft:
 
 
 def open_world(rng: random.Random) -> Draft:
-    person = rng.choice(vocab.PEOPLE)
+    person, listener = rng.sample(vocab.PEOPLE, 2)
     category = rng.choice(sorted(vocab.CATEGORIES))
-    members = vocab.CATEGORIES[category]
-    rooms = [*_rooms(rng, rng.randint(4, 5)), office(person)]
+    members, least = vocab.CATEGORIES[category], rng.choice((3, 4))
+    rooms = [*_rooms(rng, rng.randint(5, 6)), office(person)]
+    where = rooms[1]  # the second person waits in an ordinary room, so tasks differ by more than names
     text = rng.choice(
         [
-            "Go to {p}'s office and ask {p} which {c} they like best, offering at least three choices. Then come "
-            "back and tell me what they said.",
-            "Ask {p}, in their office, to pick a favourite {c} from three or more options you suggest, and report "
-            "their pick to me where I am.",
-            "Find {p} in {p}'s office, give them a choice of at least three kinds of {c}, and come back to tell me "
+            "Go to {p}'s office and ask {p} which {c} they like best, offering at least {n} choices. Then tell {w}, "
+            "who is in the {r}, what they said.",
+            "Ask {p}, in their office, to pick a favourite {c} from {n} or more options you suggest, and report "
+            "their pick to {w} in the {r}.",
+            "Find {p} in {p}'s office, give them a choice of at least {n} kinds of {c}, and tell {w} (in the {r}) "
             "which one they chose.",
         ]
-    ).format(p=person, c=category)
-    starts = rng.sample(rooms[:-1], 2)
-    ask = {"call": "ask", "any_of": list(members), "min": 3}
-    states = [world(rng, rooms, s, people={office(person): {person: [".*"]}}) for s in starts]
-    checks = [
-        ["all", ["at_first_visit", office(person), ask], ["reports", ask, {"call": "say", "at": s}]] for s in starts
-    ]
-    options = "[" + ", ".join(q(m) for m in rng.sample(members, 3)) + "]"
+    ).format(p=person, c=category, n=least, w=listener, r=where)
+    starts = rng.sample([r for r in rooms[:-1] if r != where], 2)
+    ask = {"call": "ask", "any_of": list(members), "min": least}
+    people = {office(person): {person: [".*"]}, where: {listener: ["ok"]}}
+    states = [world(rng, rooms, s, people=people) for s in starts]
+    check = ["all", ["at_first_visit", office(person), ask], ["reports", ask, {"call": "say", "at": where}]]
+    options = "[" + ", ".join(q(m) for m in rng.sample(members, least)) + "]"
     question = q(f"Which {category} do you like best?")
-    head = ["start = get_current_location()", f"go_to({q(office(person))})"]
-    ref = [*head, f"answer = ask({q(person)}, {question}, {options})", "go_to(start)",
-           f"say({q(person + ' likes ')} + answer)"]  # fmt: skip
-    two = "[" + ", ".join(q(m) for m in members[:2]) + "]"
+    head = [f"go_to({q(office(person))})"]
+    report = [f"go_to({q(where)})", f"say({q(person + ' likes ')} + answer)"]
+    ref = [*head, f"answer = ask({q(person)}, {question}, {options})", *report]
+    few = "[" + ", ".join(q(m) for m in members[: least - 1]) + "]"
     mutants = [
-        [*head, f"answer = ask({q(person)}, {question}, {two})", "go_to(start)", ref[-1]],
-        ref[:3],
-        ref[:3] + [ref[-1]],
+        [*head, f"answer = ask({q(person)}, {question}, {few})", *report],
+        ref[:2],
+        [*ref[:2], report[1]],
     ]
-    return Draft("open_world", text, states, checks, ref, mutants, ["Open-World Knowledge"], 3, {"category": category})
+    return Draft("open_world", text, states, [check] * 2, ref, mutants, ["Open-World Knowledge"], 3,
+                 {"category": category})  # fmt: skip
 
 
 def exhaustive_search(rng: random.Random) -> Draft:
-    rooms = _rooms(rng, rng.randint(5, 7))
-    obj, other = rng.sample(vocab.OBJECTS, 2)
-    start, places = rooms[0], rooms[1:]
+    rooms = _rooms(rng, rng.randint(6, 8))
+    obj, twin, third = _objects(rng)
+    start, skip, places = rooms[0], rooms[1], rooms[2:]
+    listener = rng.choice(vocab.PEOPLE) if rng.random() < 0.5 else None
+    dest = office(listener) if listener else start
+    missing = rng.random() < 0.5  # report the rooms without the object instead of those with it
+    which = "do not have one" if missing else "have one"
+    whom = f"go to {listener}'s office and tell {listener}" if listener else "come back and tell me"
     text = rng.choice(
         [
-            "Check every room for a {o}, then come back and tell me the names of the rooms that have one.",
-            "Look in each room to see whether it has a {o}. Return to me and say which rooms have one.",
-            "Go through all the rooms checking for a {o}; when you are back where you started, list the rooms "
-            "where you saw one.",
+            "Check every room except the {x} for a {o}, then {w} the names of the rooms that {h}.",
+            "Look in each room but the {x} to see whether it has a {o}. Afterwards {w} which rooms {h}.",
+            "Go through all the rooms apart from the {x} checking for a {o}; when you are done, {w} the rooms "
+            "that {h}.",
         ]
-    ).format(o=obj)
+    ).format(o=obj, w=whom, h=which, x=skip)
+    all_rooms = [*rooms, dest] if listener else rooms
+    people = {dest: {listener: ["ok"]}} if listener else {}
     subsets = [rng.sample(places, 1), rng.sample(places, 2), []]
     states, checks = [], []
     for found in subsets:
-        objects = {r: [obj] if r in found else [other] for r in places}
-        states.append(world(rng, rooms, start, objects=objects))
-        report = {"call": "say", "at": start}
+        objects = {r: [obj] if r in found else [rng.choice((twin, third))] for r in places}
+        states.append(world(rng, all_rooms, start, objects={**objects, skip: [obj]}, people=people))
+        listed = [r for r in places if (r in found) != missing]
+        report = {"call": "say", "at": dest}
         checks.append(
             [
                 "all",
                 *[["at_first_visit", r, {"call": "is_in_room", "words": [obj]}] for r in places],
+                ["not", ["exists", {"call": "is_in_room", "at": skip}]],
                 ["terminal", report],
-                *[["exists", {**report, "words": [r]}] for r in found],
-                *[["not", ["exists", {**report, "words": [r]}]] for r in places if r not in found],
+                *[["exists", {**report, "words": [r]}] for r in listed],
+                *[["not", ["exists", {**report, "words": [r]}]] for r in [*places, skip] if r not in listed],
             ]
         )
-    search = ["    go_to(room)", f"    if is_in_room({q(obj)}):", "        found.append(room)"]
-    report = ["go_to(start)", "if found:", f"    say({q(f'I saw a {obj} in: ')} + \", \".join(found))", "else:",
-              f"    say({q(f'There is no {obj} in any room')})"]  # fmt: skip
-    head = ["start = get_current_location()", "found = []"]
-    ref = [*head, "for room in get_all_rooms():", *search, *report]
+    test = f"not is_in_room({q(obj)})" if missing else f"is_in_room({q(obj)})"
+    search = ["    go_to(room)", f"    if {test}:", "        listed.append(room)"]
+    goal = "go_to(start)" if not listener else f"go_to({q(dest)})"
+    report = [goal, "if listed:", f"    say({q('The rooms are: ')} + \", \".join(listed))", "else:",
+              f"    say({q('There are no such rooms')})"]  # fmt: skip
+    head = ["start = get_current_location()", "listed = []", "for room in get_all_rooms():"]
+    ref = [*head, f"    if room == {q(skip)}:", "        continue", *search, *report]
     partial = "[" + ", ".join(q(r) for r in places[:-1]) + "]"
+    first = [r for r in places if (r in subsets[0]) != missing]
     mutants = [
-        [*head, f"for room in {partial}:", *search, *report],
-        [*head, "for room in get_all_rooms():", *search, f"say({q(' '.join(subsets[0]))})"],
-        [*head, "for room in get_all_rooms():", *search, *report[1:]],
+        [*head[:2], f"for room in {partial}:", *search, *report],
+        [*head, *search, *report],
+        [*ref[:-5], goal, f"say({q(', '.join(first))})"],
+        [*ref[:-5], *report[1:]],
     ]
     return Draft("exhaustive_search", text, states, checks, ref, mutants, ["Exhaustive Search"], 4)
 
 
 def search_deliver(rng: random.Random) -> Draft:
     rooms = _rooms(rng, rng.randint(5, 7))
-    obj, other = rng.sample(vocab.OBJECTS, 2)
+    obj, twin, third = _objects(rng)
     dst, hiding = rooms[1], rng.sample(rooms[2:], 3)
+    done = rng.choice(vocab.DONE_LINES)
     text = rng.choice(
         [
-            "Somewhere in the building there is a {o}. Find it and bring it to the {b}.",
-            "Search the rooms until you find the {o}, then carry it to the {b}.",
-            "I lost my {o}. Look for it room by room and put it in the {b} once you have it.",
+            'Somewhere in the building there is a {o}. Find it, bring it to the {b} and say "{d}" there.',
+            'Search the rooms until you find the {o}, then carry it to the {b} and announce "{d}".',
+            'I lost my {o}. Look for it room by room, put it in the {b} once you have it, and say "{d}".',
         ]
-    ).format(o=obj, b=dst)
+    ).format(o=obj, b=dst, d=done)
     states, checks = [], []
     for spot in hiding:
-        objects = {r: [obj] if r == spot else [other] for r in rooms[1:]}
+        objects = {r: [obj] if r == spot else [rng.choice((twin, third))] for r in rooms[1:]}
         states.append(world(rng, rooms, rooms[0], objects=objects))
         checks.append(
             [
@@ -301,6 +324,7 @@ def search_deliver(rng: random.Random) -> Draft:
                 ["exists", {"call": "pick", "words": [obj], "at": spot}],
                 ["exists", {"call": "place", "words": [obj], "at": dst}],
                 ["precedes", {"call": "pick"}, {"call": "place"}],
+                ["after_first", {"call": "place"}, {"call": "say", "words": [done], "at": dst}],
             ]
         )
 
@@ -308,11 +332,12 @@ def search_deliver(rng: random.Random) -> Draft:
         head = ["for room in get_all_rooms():", "    go_to(room)", f"    if is_in_room({q(obj)}):"]
         return [*head, f"        pick({q(obj)})", *(f"        {line}" for line in deliver), "        break"]
 
-    ref = body([f"go_to({q(dst)})", f"place({q(obj)})"])  # places only when found: robust to random answers
+    ref = body([f"go_to({q(dst)})", f"place({q(obj)})", f"say({q(done)})"])  # robust to random answers
     mutants = [
-        [f"go_to({q(hiding[0])})", f"pick({q(obj)})", f"go_to({q(dst)})", f"place({q(obj)})"],
-        body([f"go_to({q(rooms[0])})", f"place({q(obj)})"]),
-        body([f"place({q(obj)})"]),
+        [f"go_to({q(hiding[0])})", f"pick({q(obj)})", f"go_to({q(dst)})", f"place({q(obj)})", f"say({q(done)})"],
+        body([f"go_to({q(rooms[0])})", f"place({q(obj)})", f"say({q(done)})"]),
+        body([f"place({q(obj)})", f"say({q(done)})"]),
+        body([f"go_to({q(dst)})", f"say({q(done)})", f"place({q(obj)})"]),
     ]
     labels = ["Exhaustive Search", "Manipulation at Location"]
     return Draft("search_deliver", text, states, checks, ref, mutants, labels, 5)

@@ -29,7 +29,11 @@ Only `time`, `math`, `random` and `re` may be imported; names starting with an u
 FORMAT = "Write a Python function `def task_program():` that does the task, in one ```python code block."
 
 
-def prompt_for(instruction: str) -> str:
+def prompt_for(instruction: str, mode: str = "program") -> str:
+    if mode == "interactive":
+        from .interactive import CALL_DOC
+
+        return f"{API_DOC.rsplit(chr(10), 1)[0]}\n\n{CALL_DOC}\n\nTask: {instruction}"
     return f"{API_DOC}\n\n{FORMAT}\n\nTask: {instruction}"
 
 
@@ -52,11 +56,21 @@ class RobotTasks(TaskSource):
     """Our own RoboEval-style tasks: eight constraint kinds, 2-3 world states each, difficulty 1..5 by kind."""
 
     family = "robot"
+    MODES = ("program", "interactive")
 
     def __init__(
-        self, *, split: str = "train", seed: int = 0, kinds: Sequence[str] | None = None, size: int | None = None
+        self,
+        *,
+        split: str = "train",
+        seed: int = 0,
+        kinds: Sequence[str] | None = None,
+        size: int | None = None,
+        mode: str = "program",
     ) -> None:
         super().__init__(split=split, seed=seed)
+        if mode not in self.MODES:
+            raise ValueError(f"mode must be one of {self.MODES}, got {mode!r}")
+        self.mode = mode
         chosen = list(kinds) if kinds else list(KINDS)
         unknown = [k for k in chosen if k not in KINDS]
         if unknown:
@@ -72,16 +86,25 @@ class RobotTasks(TaskSource):
     def _draft(self, rng: random.Random) -> Draft:
         return KINDS[rng.choice(self.kinds)](rng)
 
+    def reference(self, draft: Draft) -> list[str]:
+        """The oracle trajectory: the program as one answer, or the calls it makes on the first state."""
+        if self.mode == "program":
+            return [answer_for(draft.reference)]
+        from .interactive import reference_calls
+
+        return reference_calls(program(draft.reference), draft.states[0])
+
     def task(self, index: int) -> Task:
         draft = self.draw(index, self._draft, lambda d: d.instruction)
         return self.make_task(
             index,
-            prompt=prompt_for(draft.instruction),
+            prompt=prompt_for(draft.instruction, self.mode),
             ground_truth=draft_task(draft),
-            reference_actions=[answer_for(draft.reference)],
+            reference_actions=self.reference(draft),
             difficulty=draft.difficulty,
             kind=draft.kind,
             constraints=draft.labels,
-            num_states=len(draft.states),
+            num_states=len(draft.states) if self.mode == "program" else 1,
+            mode=self.mode,
             **draft.meta,
         )

@@ -18,17 +18,21 @@ PEOPLE = (
 OBJECTS = (
     "stapler", "umbrella", "notebook", "flashlight", "mug", "charger", "backpack", "water bottle", "tape measure",
     "first aid kit", "calculator", "headphones", "scissors", "clipboard", "extension cord", "toolbox", "lamp",
-    "helmet", "camera", "keyboard",
+    "helmet", "camera", "keyboard", "whiteboard marker", "thermos", "binder", "projector remote", "yoga mat",
+    "sketchbook", "power bank", "desk fan", "paper towel roll", "label maker",
 )  # fmt: skip
 OPENINGS = ("Hello everyone", "Attention please", "Good news", "Quick reminder", "Hi there", "Excuse me")
 NEWS = (
-    "the meeting starts in ten minutes", "lunch is ready", "please water the plants", "the fire drill is at noon",
-    "a package has arrived", "the printer is fixed", "welcome to the team", "the coffee machine is empty",
-    "the elevator is out of order", "the parking lot closes early today", "cake is in the break area",
-    "the wifi password has changed", "the bus leaves at five", "the heating will be off tonight",
-    "visitors are arriving soon", "the library closes at six", "please lock the doors", "the talk was moved",
-    "the windows will be cleaned", "the report is due tomorrow",
+    "the meeting starts in {n} minutes", "lunch is ready in {n} minutes", "please water the plants on floor {n}",
+    "the fire drill is at {h} o'clock", "a package for {p} has arrived", "the printer on floor {n} is fixed",
+    "please welcome {p} to the team", "the coffee machine on floor {n} is empty", "{p} is waiting in the lobby",
+    "the elevator is out of order until {h} o'clock", "there are {n} slices of cake left", "{p} has a birthday today",
+    "the wifi password has changed", "the bus leaves at {h} o'clock", "the heating will be off for {n} hours",
+    "{n} visitors are arriving soon", "the library closes at {h} o'clock", "please lock the doors by {h} o'clock",
+    "the talk by {p} was moved", "the report from {p} is due tomorrow", "{p} is looking for a charger",
+    "room {n} is free this afternoon", "{p} will be late by {n} minutes",
 )  # fmt: skip
+COLOURS = ("red", "blue", "green", "yellow", "black", "white", "orange", "purple", "grey", "silver")
 DONE_LINES = ("I am back", "task complete", "all done", "mission accomplished", "message delivered")
 CHOICES = (
     ("coffee", "tea"), ("lemonade", "iced tea"), ("sandwich", "salad"), ("apple", "banana"), ("cookie", "muffin"),

@@ -1,0 +1,90 @@
+"""Reading a robot program out of a response, and the static policy every program must meet before it runs.
+
+Extraction: the one ```python block of the response (several different blocks are ambiguous: invalid), else the
+whole text when it defines `task_program`. Linear in the text; oversized responses are refused unread.
+
+Policy (checked here, in the trusted parent, on the AST): the program sees the world only through the robot
+API. So it may import only time/math/random/re, may not name anything starting with an underscore (no
+`__globals__`, `__closure__`, `__builtins__`, `__class__`...), may not call `.format`/`.format_map` (whose
+format strings walk attributes), and may not use a bare `except:` (which would swallow the run timer). In the
+sandbox it also gets only an allowlist of builtins (no getattr, eval, exec, open, globals, vars, type).
+Together these keep the world state and the harness out of the program's reach.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from rlvr_gym.envs.code.actions import fenced_blocks
+
+MAX_RESPONSE_CHARS = 200_000
+MAX_CODE_CHARS = 20_000
+ALLOWED_IMPORTS = frozenset({"time", "math", "random", "re"})
+ENTRY = "task_program"
+_LANGS = {"", "python", "py", "python3"}
+
+
+@dataclass(frozen=True)
+class Extracted:
+    code: str | None
+    problem: str = ""
+
+
+def extract(text: str) -> Extracted:
+    """The program a response commits to, or why there is none."""
+    if not isinstance(text, str):
+        return Extracted(None, "the response is not text")
+    if len(text) > MAX_RESPONSE_CHARS:
+        return Extracted(None, f"response longer than {MAX_RESPONSE_CHARS} characters")
+    blocks = [text[start:end] for lang, start, end in fenced_blocks(text) if lang.lower() in _LANGS]
+    distinct = {b.strip() for b in blocks if b.strip()}
+    if len(distinct) > 1:
+        return Extracted(None, f"{len(distinct)} different code blocks: commit to one program")
+    if distinct:
+        code = distinct.pop()
+    elif "```" not in text and f"def {ENTRY}" in text:
+        code = text.strip()
+    else:
+        return Extracted(None, f"no program: answer with `def {ENTRY}():` in a ```python block")
+    if len(code) > MAX_CODE_CHARS:
+        return Extracted(None, f"program longer than {MAX_CODE_CHARS} characters")
+    return Extracted(code + "\n")
+
+
+def parse(code: str) -> ast.Module | str:
+    """The AST, or the syntax error as text."""
+    try:
+        return ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        return f"{type(exc).__name__}: {exc}"[:300]
+
+
+def violations(tree: ast.Module) -> list[str]:
+    """Every policy breach in the program (empty when it may run)."""
+    found: list[str] = []
+    defines_entry = False
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == ENTRY:
+            defines_entry = True
+    if not defines_entry:
+        found.append(f"no top-level `def {ENTRY}():`")
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", "?")
+        if isinstance(node, ast.Import):
+            found += [f"line {line}: import of {a.name}" for a in node.names if a.name not in ALLOWED_IMPORTS]
+        elif isinstance(node, ast.ImportFrom) and (node.level or node.module not in ALLOWED_IMPORTS):
+            found.append(f"line {line}: import from {node.module}")
+        elif isinstance(node, ast.Attribute) and (node.attr.startswith("_") or node.attr in ("format", "format_map")):
+            found.append(f"line {line}: attribute {node.attr}")
+        elif isinstance(node, ast.Name) and node.id.startswith("_"):
+            found.append(f"line {line}: name {node.id}")
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name.startswith("_"):
+            found.append(f"line {line}: definition {node.name}")
+        elif isinstance(node, ast.ExceptHandler) and node.type is None:
+            found.append(f"line {line}: bare except")
+        elif isinstance(node, ast.ClassDef):
+            found.append(f"line {line}: classes are not available to robot programs")
+        elif isinstance(node, ast.arg) and node.arg.startswith("_"):
+            found.append(f"line {line}: argument {node.arg}")
+    return found[:20]

@@ -1,0 +1,123 @@
+"""Execution-aware reward for robot programs: named components, decided from traces the parent rebuilt itself.
+
+Components (all in [0, 1]):
+- `syntax`      the program parses (an unparseable one is an invalid response).
+- `functional`  fraction of world states whose temporal check holds on the trusted trace of a clean run
+                (a robot error, program error, timeout or inconsistent log fails that state); `passed` needs all.
+- `executable`  fraction of robustness runs (random answers, as in the spec's executability mode) that end
+                cleanly.
+- `style`       1 - min(ruff findings, 10) / 10 (pycodestyle + pyflakes rules via `envs.code.style`).
+- `security`    1 - min(findings, 5) / 5 (the bandit-style AST rules of `envs.code.security`).
+The reward is the weighted sum divided by the sum of weights; by default only `functional` is weighted (the
+others are metrics). Syntax, executability, style and security count only once at least one state passes, so
+a program that does nothing earns nothing whatever the weights.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rlvr_gym import Task, Verdict
+from rlvr_gym.family import stable_seed
+
+from .checkspec import holds
+from .execution import RobotExecutor, RunOutcome, shared_executor
+from .program import extract, parse, violations
+from .simulator import WorldState
+
+DEFAULT_WEIGHTS: dict[str, float] = {"functional": 1.0, "syntax": 0.0, "executable": 0.0, "style": 0.0,
+                                     "security": 0.0}  # fmt: skip
+STYLE_CAP, SECURITY_CAP = 10, 5
+ROBUSTNESS_RUNS = 2
+
+
+def _weights(weights: Mapping[str, float] | None) -> dict[str, float]:
+    merged = {**DEFAULT_WEIGHTS, **(weights or {})}
+    unknown = set(merged) - set(DEFAULT_WEIGHTS)
+    if unknown or any(w < 0 or not math.isfinite(w) for w in merged.values()) or sum(merged.values()) <= 0:
+        raise ValueError(f"bad robot reward weights {weights!r}: names {sorted(DEFAULT_WEIGHTS)}, non-negative")
+    return merged
+
+
+def _style(code: str) -> float:
+    from rlvr_gym.envs.code.style import style_findings
+
+    findings, _tool = style_findings(code)
+    return 1.0 - min(len(findings), STYLE_CAP) / STYLE_CAP
+
+
+def _security(tree: Any) -> float:
+    from rlvr_gym.envs.code.security import security_findings
+
+    return 1.0 - min(len(security_findings(tree)), SECURITY_CAP) / SECURITY_CAP
+
+
+def state_passes(check: list[Any], outcome: RunOutcome, timeout_ok: bool = False) -> bool:
+    """A state passes when its run was clean (or timed out where that is allowed) and the check holds."""
+    ran = outcome.clean or (timeout_ok and outcome.end == "timeout" and outcome.robot_error is None)
+    return ran and holds(check, outcome.trace)
+
+
+def _describe(outcome: RunOutcome) -> str:
+    if outcome.robot_error:
+        return f"robot error: {outcome.robot_error}"
+    if outcome.end != "ok":
+        return f"{outcome.end}{': ' + outcome.detail if outcome.detail else ''}"
+    return "the run finished but the task's conditions do not hold"
+
+
+def robustness_seeds(task: Task, n: int = ROBUSTNESS_RUNS) -> list[int]:
+    return [stable_seed("robot-robustness", task.id, k) % 2**31 for k in range(n)]
+
+
+def verify(
+    task: Task,
+    trajectory: Sequence[str],
+    *,
+    executor: RobotExecutor | None = None,
+    weights: Mapping[str, float] | None = None,
+    robustness_runs: int = ROBUSTNESS_RUNS,
+) -> Verdict:
+    """Judge the last action of `trajectory` as the task's robot program."""
+    w = _weights(weights)
+    text = trajectory[-1] if trajectory else ""
+    found = extract(text)
+    if found.code is None:
+        return Verdict.invalid(found.problem)
+    tree = parse(found.code)
+    if isinstance(tree, str):
+        return Verdict.invalid(f"the program does not parse: {tree}", components={"syntax": 0.0})
+    truth = task.ground_truth
+    states = [WorldState.from_json(s) for s in truth["states"]]
+    checks, timeout_ok = truth["checks"], truth.get("timeout_ok") or [False] * len(states)
+    components = {"syntax": 1.0, "functional": 0.0, "executable": 0.0, "style": _style(found.code),
+                  "security": _security(tree)}  # fmt: skip
+    broken = violations(tree)
+    if broken:
+        return _combine(w, components, False, "the program breaks the robot-program rules: " + "; ".join(broken))
+    seeds = robustness_seeds(task, robustness_runs)
+    runs = [(s, None) for s in states] + [(states[k % len(states)], seed) for k, seed in enumerate(seeds)]
+    outcomes = (executor or shared_executor()).run(found.code, runs)
+    checked, robust = outcomes[: len(states)], outcomes[len(states) :]
+    passes = [state_passes(c, o, t) for c, o, t in zip(checks, checked, timeout_ok, strict=True)]
+    components["functional"] = sum(passes) / len(passes)
+    components["executable"] = sum(o.clean for o in robust) / len(robust) if robust else 1.0
+    notes = [f"state {i + 1}: {_describe(o)}" for i, (o, ok) in enumerate(zip(checked, passes, strict=True)) if not ok]
+    feedback = "all world states pass" if all(passes) else "; ".join(notes)
+    return _combine(w, components, all(passes), feedback)
+
+
+def _combine(w: dict[str, float], components: dict[str, float], passed: bool, feedback: str) -> Verdict:
+    gate = 1.0 if components["functional"] > 0 else 0.0
+    total = sum(v * (1.0 if k == "functional" else gate) * components[k] for k, v in w.items())
+    return Verdict(reward=total / sum(w.values()), passed=passed, components=components, feedback=feedback[:2000])
+
+
+def wrong_answers(task: Task, rng: random.Random) -> list[list[str]]:
+    """Mutated reference programs (wrong room, wrong order, missing step, hard-coded state) plus a robot misuse."""
+    mutants = [f"```python\n{m}```" for m in task.ground_truth.get("mutants", [])]
+    misuse = '```python\ndef task_program():\n    place("nothing")\n```'
+    return [[m] for m in [*mutants, misuse]]
