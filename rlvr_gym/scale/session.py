@@ -114,7 +114,9 @@ def _ray_constants() -> Any:
 
 def private_temp_dir() -> str:
     """A short private folder (Ray puts Unix sockets under it, whose paths must stay under ~100 bytes)."""
-    return tempfile.mkdtemp(prefix="rlvr-ray-", dir="/tmp")
+    path = tempfile.mkdtemp(prefix="rlvr-ray-", dir="/tmp")
+    os.mkdir(os.path.join(path, "ray"))  # where Ray writes the "current cluster" file under RAY_TMPDIR
+    return path
 
 
 class RaySession:
