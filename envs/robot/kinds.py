@@ -203,9 +203,9 @@ def conditional(rng: random.Random) -> Draft:
                 ["precedes", {"call": "ask"}, {"call": "pick"}],
             ]
         )
-    ask = f"choice = ask({q(person)}, {q(f'Would you like {x} or {y}?')}, [{q(x)}, {q(y)}])"
+    ask = [f"question = {q(f'Would you like {x} or {y}?')}", f"choice = ask({q(person)}, question, [{q(x)}, {q(y)}])"]
     tail = [f"go_to({q(store)})", "pick(choice)", f"go_to({q(where)})", "place(choice)"]
-    ref = [f"go_to({q(where)})", ask, *tail]
+    ref = [f"go_to({q(where)})", *ask, *tail]
     mutants = [[f"go_to({q(where)})", f"choice = {q(x)}", *tail], [f"choice = {q(y)}", *tail]]
     labels = ["Conditional on Answers", "Manipulation at Location"]
     return Draft("conditional", text, states, checks, ref, mutants, labels, 3)
@@ -233,15 +233,14 @@ def open_world(rng: random.Random) -> Draft:
     states = [world(rng, rooms, s, people=people) for s in starts]
     check = ["all", ["at_first_visit", office(person), ask], ["reports", ask, {"call": "say", "at": where}]]
     options = "[" + ", ".join(q(m) for m in rng.sample(members, least)) + "]"
-    question = q(f"Which {category} do you like best?")
-    head = [f"go_to({q(office(person))})"]
-    report = [f"go_to({q(where)})", f"say({q(person + ' likes ')} + answer)"]
-    ref = [*head, f"answer = ask({q(person)}, {question}, {options})", *report]
     few = "[" + ", ".join(q(m) for m in members[: least - 1]) + "]"
+    head = [f"go_to({q(office(person))})", f"question = {q(f'Which {category} do you like best?')}"]
+    report = [f"go_to({q(where)})", f"say({q(person + ' likes ')} + answer)"]
+    ref = [*head, f"options = {options}", f"answer = ask({q(person)}, question, options)", *report]
     mutants = [
-        [*head, f"answer = ask({q(person)}, {question}, {few})", *report],
-        ref[:2],
-        [*ref[:2], report[1]],
+        [*head, f"options = {few}", *ref[3:]],
+        ref[:4],
+        [*ref[:4], report[1]],
     ]
     return Draft("open_world", text, states, [check] * 2, ref, mutants, ["Open-World Knowledge"], 3,
                  {"category": category})  # fmt: skip
