@@ -30,3 +30,11 @@ def register_envs() -> None:
         description="The robot tasks played one API call per turn on a world state: the agent sees each result and "
         "can repair mistakes; done() ends the episode and the task's temporal check judges the trace.",
     )
+    register(
+        "rlvr/RoboEval-v0",
+        f"{ENV_MODULE}:RoboEvalEnv",
+        family="robot",
+        description="EVALUATION ONLY - the original RoboEval tasks read from a checkout you supply "
+        "(--env-arg roboeval_path=PATH or $RLVR_ROBOEVAL_PATH); its licence forbids using them as training data. "
+        "Programs run in the sandbox, the checkout's own checks judge the replayed trace.",
+    )

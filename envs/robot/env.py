@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 from rlvr_gym import AnswerEnv, Env, Task, Verdict
 from rlvr_gym.env import StepResult, feedback
+from rlvr_gym.family import TaskSource
 
 from . import verifier
 from .execution import RobotExecutor
@@ -27,26 +28,23 @@ class RobotProgramEnv(AnswerEnv):
     def __init__(
         self,
         *,
-        split: str = "train",
+        split: str | None = None,
         seed: int | None = 0,
         kinds: Sequence[str] | None = None,
         size: int | None = None,
         weights: Mapping[str, float] | None = None,
         robustness_runs: int = verifier.ROBUSTNESS_RUNS,
         executor: RobotExecutor | None = None,
-        roboeval_path: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.weights = verifier._weights(weights)
         self.robustness_runs = robustness_runs
         self.executor = executor
-        if roboeval_path is not None or split == "roboeval":
-            from .roboeval import RoboEvalTasks
+        self.source = self.make_tasks(split=split, seed=seed or 0, kinds=kinds, size=size)
 
-            self.source = RoboEvalTasks(roboeval_path)
-        else:
-            self.source = RobotTasks(split=split, seed=seed or 0, kinds=kinds, size=size)
+    def make_tasks(self, *, split: str | None, **options: Any) -> TaskSource:
+        return RobotTasks(split=split or "train", **options)
 
     def score_answer(self, task: Task, text: str) -> Verdict:
         return verifier.verify(task, [text], executor=self.executor, weights=self.weights,
@@ -54,6 +52,19 @@ class RobotProgramEnv(AnswerEnv):
 
     def wrong_answers(self, task: Task, rng: random.Random) -> list[list[str]]:
         return verifier.wrong_answers(task, rng)
+
+
+class RoboEvalEnv(RobotProgramEnv):
+    """EVALUATION ONLY: the original RoboEval tasks from a checkout you supply (see `roboeval.py`, docs/robot.md)."""
+
+    def __init__(self, *, roboeval_path: str | None = None, **kwargs: Any) -> None:
+        self.roboeval_path = roboeval_path
+        super().__init__(**kwargs)
+
+    def make_tasks(self, *, split: str | None, seed: int, **_ignored: Any) -> TaskSource:
+        from .roboeval import RoboEvalTasks
+
+        return RoboEvalTasks(self.roboeval_path, split=split or "eval", seed=seed)
 
 
 class RobotInteractiveEnv(Env):

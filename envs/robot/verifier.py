@@ -23,11 +23,12 @@ from typing import Any
 from rlvr_gym import Task, Verdict
 from rlvr_gym.family import stable_seed
 
-from .checkspec import holds
+from .checkspec import compile_check
 from .execution import RobotExecutor, RunOutcome, shared_executor
 from .program import extract, parse, violations
 from .replay import API
 from .simulator import WorldState
+from .temporal import Check
 
 DEFAULT_WEIGHTS: dict[str, float] = {"functional": 1.0, "syntax": 0.0, "executable": 0.0, "style": 0.0,
                                      "security": 0.0}  # fmt: skip
@@ -57,10 +58,19 @@ def _security(tree: Any) -> float:
     return 1.0 - min(len(security_findings(tree)), SECURITY_CAP) / SECURITY_CAP
 
 
-def state_passes(check: list[Any], outcome: RunOutcome, timeout_ok: bool = False) -> bool:
+def state_passes(check: Check, outcome: RunOutcome, timeout_ok: bool = False) -> bool:
     """A state passes when its run was clean (or timed out where that is allowed) and the check holds."""
     ran = outcome.clean or (timeout_ok and outcome.end == "timeout" and outcome.robot_error is None)
-    return ran and holds(check, outcome.trace)
+    return ran and check(outcome.trace)
+
+
+def checks_of(truth: dict[str, Any]) -> list[Check]:
+    """One trusted check per state: our plain-data specs, or an eval-only RoboEval checkout's own tests."""
+    if truth.get("kind") == "roboeval":
+        from .roboeval import judges
+
+        return judges(truth)
+    return [compile_check(spec) for spec in truth["checks"]]
 
 
 def _describe(outcome: RunOutcome) -> str:
@@ -94,7 +104,7 @@ def verify(
         return Verdict.invalid(f"the program does not parse: {tree}", components={"syntax": 0.0})
     truth = task.ground_truth
     states = [WorldState.from_json(s) for s in truth["states"]]
-    checks, timeout_ok = truth["checks"], truth.get("timeout_ok") or [False] * len(states)
+    checks, timeout_ok = checks_of(truth), truth.get("timeout_ok") or [False] * len(states)
     components = {"syntax": 1.0, "functional": 0.0, "executable": 0.0, "style": _style(found.code),
                   "security": _security(tree)}  # fmt: skip
     broken = violations(tree)
