@@ -7,7 +7,11 @@ ends exactly the processes it started, by their handles, and nothing else on the
 
 from __future__ import annotations
 
+import argparse
+import os
 import shutil
+import signal
+import threading
 from typing import Any
 
 from .session import environment, import_ray, loopback_environment, private_temp_dir
@@ -85,3 +89,26 @@ class LoopbackCluster:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m rlvr_gym.scale --nodes 2`: run a loopback cluster until Ctrl-C (or SIGTERM).
+
+    Prints the address for `connect`/`--ray-address` and the variables a driver in another shell needs.
+    """
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--nodes", type=int, default=2)
+    parser.add_argument("--cpus-per-node", type=int, default=1)
+    args = parser.parse_args(argv)
+    stop = threading.Event()
+    with LoopbackCluster(args.nodes, cpus_per_node=args.cpus_per_node) as cluster:
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())  # after the start: Ray's nodes install their own
+        print(
+            f"export RAY_AUTH_MODE={os.environ['RAY_AUTH_MODE']} RAY_AUTH_TOKEN={os.environ.get('RAY_AUTH_TOKEN', '')}"
+        )
+        print(f"address: {cluster.address}", flush=True)
+        try:
+            stop.wait()
+        except KeyboardInterrupt:
+            pass
+    return 0

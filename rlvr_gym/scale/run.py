@@ -18,7 +18,8 @@ def ray_collect_options(
     reset_timeout_s: float | None = None,
     episode_timeout_s: float | None = None,
 ) -> dict[str, Any]:
-    """Keyword arguments for `collect`/`collect_sync`/`Runner` that host every env instance in a Ray actor.
+    """Keyword arguments for `collect`/`collect_sync`/`Runner` that host every env instance in a Ray actor (pass
+    `env_kwargs` to `collect` too: the run manifest records them).
 
     The runner sees each actor through an in-process proxy (isolation "thread"); the step limit is the remote
     env's own, and the reset and episode limits are read from the env class here, as a local run would.
@@ -27,7 +28,6 @@ def ray_collect_options(
     declared = env_class_limits(factory.recipe)
     return {
         "env_factory": factory,
-        "env_kwargs": env_kwargs,
         "isolation": "thread",
         "reset_timeout_s": reset_timeout_s if reset_timeout_s is not None else declared.reset_s,
         "episode_timeout_s": episode_timeout_s if episode_timeout_s is not None else declared.episode_s,
@@ -48,4 +48,4 @@ def collect_on_ray(
     options = ray_collect_options(
         env_id, env_kwargs, placement, reset_timeout_s=reset_timeout_s, episode_timeout_s=episode_timeout_s
     )
-    return collect_sync(env_id, agent, **options, **collect_kwargs)
+    return collect_sync(env_id, agent, env_kwargs=env_kwargs, **options, **collect_kwargs)
