@@ -4,12 +4,14 @@ Usage: `with connect("127.0.0.1:6379"): collect_on_ray("rlvr/CodeGen-v0", agent,
 `connect()` with no address starts a private one-node Ray on loopback instead.
 """
 
+from .backend import BACKENDS, run_backend
 from .cluster import LoopbackCluster
 from .remote_env import EnvActor, Placement, RayEnv, RayEnvFactory, RayEnvLost
 from .run import collect_on_ray, ray_collect_options
 from .session import RaySession, RayUnavailable, connect
 
 __all__ = [
+    "BACKENDS",
     "EnvActor",
     "LoopbackCluster",
     "Placement",
@@ -21,4 +23,5 @@ __all__ = [
     "collect_on_ray",
     "connect",
     "ray_collect_options",
+    "run_backend",
 ]
