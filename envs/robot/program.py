@@ -4,8 +4,8 @@ Extraction: the one ```python block of the response (several different blocks ar
 whole text when it defines `task_program`. Linear in the text; oversized responses are refused unread.
 
 Policy (checked here, in the trusted parent, on the AST): the program sees the world only through the robot
-API. So it may import only time/math/random/re, may not name anything starting with an underscore (no
-`__globals__`, `__closure__`, `__builtins__`, `__class__`...), may not call `.format`/`.format_map` (whose
+API. So it may import only time/math/random/re, may not name anything starting with two underscores nor read
+an attribute starting with one (no `__globals__`, `__closure__`, `__builtins__`, `__class__`...), may not call `.format`/`.format_map` (whose
 format strings walk attributes), and may not use a bare `except:` (which would swallow the run timer). In the
 sandbox it also gets only an allowlist of builtins (no getattr, eval, exec, open, globals, vars, type).
 Together these keep the world state and the harness out of the program's reach.
@@ -77,14 +77,14 @@ def violations(tree: ast.Module) -> list[str]:
             found.append(f"line {line}: import from {node.module}")
         elif isinstance(node, ast.Attribute) and (node.attr.startswith("_") or node.attr in ("format", "format_map")):
             found.append(f"line {line}: attribute {node.attr}")
-        elif isinstance(node, ast.Name) and node.id.startswith("_"):
+        elif isinstance(node, ast.Name) and node.id.startswith("__"):
             found.append(f"line {line}: name {node.id}")
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name.startswith("_"):
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name.startswith("__"):
             found.append(f"line {line}: definition {node.name}")
         elif isinstance(node, ast.ExceptHandler) and node.type is None:
             found.append(f"line {line}: bare except")
         elif isinstance(node, ast.ClassDef):
             found.append(f"line {line}: classes are not available to robot programs")
-        elif isinstance(node, ast.arg) and node.arg.startswith("_"):
+        elif isinstance(node, ast.arg) and node.arg.startswith("__"):
             found.append(f"line {line}: argument {node.arg}")
     return found[:20]

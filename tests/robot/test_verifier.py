@@ -52,6 +52,7 @@ def test_mutants_fail_with_partial_credit(executor):
 
 def test_runtime_failures_fail(executor):
     task = task_of("manipulation")
+    quick = RobotExecutor(executor.sandbox, run_timeout_s=0.3)
     cases = {
         "loops": "def task_program():\n    while True:\n        pass\n",
         "raises": "def task_program():\n    go_to('nowhere at all')\n",
@@ -60,7 +61,7 @@ def test_runtime_failures_fail(executor):
         "imports": "import time\ndef task_program():\n    time.sleep(5)\n",
     }
     for name, body in cases.items():
-        verdict = verifier.verify(task, [fenced(body)], executor=executor)
+        verdict = verifier.verify(task, [fenced(body)], executor=quick, robustness_runs=1)
         assert verdict.valid and not verdict.passed and verdict.reward == 0.0, name
 
 
@@ -75,7 +76,7 @@ def test_policy_refuses_reaching_outside_the_api():
     ]
     for code in attacks:
         assert violations(parse(code)), code
-    assert not violations(parse("import time\ndef task_program():\n    say('hi')\n"))
+    assert not violations(parse("import time\ndef task_program():\n    for _ in range(2):\n        say('hi')\n"))
 
 
 def test_forged_logs_are_replayed_not_believed():
