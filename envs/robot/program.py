@@ -4,11 +4,13 @@ Extraction: the one ```python block of the response (several different blocks ar
 whole text when it defines `task_program`. Linear in the text; oversized responses are refused unread.
 
 Policy (checked here, in the trusted parent, on the AST): the program sees the world only through the robot
-API. So it may import only time/math/random/re, may not name anything starting with two underscores nor read
-an attribute starting with one (no `__globals__`, `__closure__`, `__builtins__`, `__class__`...), may not call `.format`/`.format_map` (whose
-format strings walk attributes), and may not use a bare `except:` (which would swallow the run timer). In the
-sandbox it also gets only an allowlist of builtins (no getattr, eval, exec, open, globals, vars, type).
-Together these keep the world state and the harness out of the program's reach.
+API. So it may import only time/math/random/re (in the sandbox: their public names, no submodules), may not
+name anything starting with two underscores nor read an attribute starting with one (no `__globals__`,
+`__closure__`, `__builtins__`...), may not call `.format`/`.format_map` (format strings walk attributes), may
+not read frame, code or traceback attributes (`gi_frame`, `f_back`, `tb_frame`... lead from a generator back
+into the harness's frames), and may not use a bare `except:` (it would swallow the run timer). In the sandbox
+it also gets only an allowlist of builtins (no getattr, eval, exec, open, globals, vars, type). This is defence
+in depth: the verdict never depends on it, because the parent replays the call log on its own simulator.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ MAX_CODE_CHARS = 20_000
 ALLOWED_IMPORTS = frozenset({"time", "math", "random", "re"})
 ENTRY = "task_program"
 _LANGS = {"", "python", "py", "python3"}
+# Frame, code and traceback attributes lead from a generator or exception back into the harness's frames.
+_INTROSPECTION = ("gi_", "cr_", "ag_", "f_", "tb_", "co_")
+_BANNED_ATTRIBUTES = frozenset({"format", "format_map", "mro"})
 
 
 @dataclass(frozen=True)
@@ -75,7 +80,9 @@ def violations(tree: ast.Module) -> list[str]:
             found += [f"line {line}: import of {a.name}" for a in node.names if a.name not in ALLOWED_IMPORTS]
         elif isinstance(node, ast.ImportFrom) and (node.level or node.module not in ALLOWED_IMPORTS):
             found.append(f"line {line}: import from {node.module}")
-        elif isinstance(node, ast.Attribute) and (node.attr.startswith("_") or node.attr in ("format", "format_map")):
+        elif isinstance(node, ast.Attribute) and (
+            node.attr.startswith(("_", *_INTROSPECTION)) or node.attr in _BANNED_ATTRIBUTES
+        ):
             found.append(f"line {line}: attribute {node.attr}")
         elif isinstance(node, ast.Name) and node.id.startswith("__"):
             found.append(f"line {line}: name {node.id}")

@@ -53,7 +53,18 @@ _TIME = types.SimpleNamespace(
 )
 
 
-MODULES = {"time": _TIME, "math": __import__("math"), "random": random, "re": __import__("re")}
+def _public(module):
+    """A module's public names minus submodules (`re.enum.sys` would lead to every module of the harness)."""
+    names = {n: getattr(module, n) for n in dir(module) if not n.startswith("_")}
+    return types.SimpleNamespace(**{n: v for n, v in names.items() if not isinstance(v, types.ModuleType)})
+
+
+MODULES = {
+    "time": _TIME,
+    "math": _public(__import__("math")),
+    "random": _public(random),
+    "re": _public(__import__("re")),
+}
 
 
 def _import(name, globals=None, locals=None, fromlist=(), level=0):

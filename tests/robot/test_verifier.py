@@ -73,6 +73,7 @@ def test_policy_refuses_reaching_outside_the_api():
         "def task_program():\n    try:\n        pass\n    except:\n        pass\n",
         "def task_program():\n    __builtins__\n",
         "def other():\n    pass\n",
+        "def task_program():\n    def g():\n        yield me.gi_frame.f_back\n    me = g()\n    next(me).f_back\n",
     ]
     for code in attacks:
         assert violations(parse(code)), code
