@@ -34,6 +34,7 @@ class RunOutcome:
     end: str  # ok | error | timeout | call_limit | killed (no record came back) | inconsistent
     detail: str = ""
     robot_error: str | None = None
+    line: int | None = None  # program line of the failure, as the job reported it (only used to place penalties)
 
     @property
     def clean(self) -> bool:
@@ -78,7 +79,9 @@ def outcome_of(state: WorldState, seed: int | None, record: dict[str, Any] | Non
         return RunOutcome(result.trace, "inconsistent", result.reason)
     end = record.get("end")
     end = end if end in ("ok", "error", "timeout", "call_limit") else "error"
-    return RunOutcome(result.trace, end, str(record.get("message") or "")[:300], result.robot_error)
+    line = record.get("line")
+    line = line if type(line) is int and line > 0 else None
+    return RunOutcome(result.trace, end, str(record.get("message") or "")[:300], result.robot_error, line)
 
 
 class RobotExecutor:

@@ -34,6 +34,7 @@ _BANNED_ATTRIBUTES = frozenset({"format", "format_map", "mro"})
 class Extracted:
     code: str | None
     problem: str = ""
+    offset: int = 0  # where `code` starts in the response (for token-level penalties)
 
 
 def extract(text: str) -> Extracted:
@@ -42,27 +43,37 @@ def extract(text: str) -> Extracted:
         return Extracted(None, "the response is not text")
     if len(text) > MAX_RESPONSE_CHARS:
         return Extracted(None, f"response longer than {MAX_RESPONSE_CHARS} characters")
-    blocks = [text[start:end] for lang, start, end in fenced_blocks(text) if lang.lower() in _LANGS]
-    distinct = {b.strip() for b in blocks if b.strip()}
+    blocks = [(start, end) for lang, start, end in fenced_blocks(text) if lang.lower() in _LANGS]
+    distinct = {text[a:b].strip() for a, b in blocks if text[a:b].strip()}
     if len(distinct) > 1:
         return Extracted(None, f"{len(distinct)} different code blocks: commit to one program")
     if distinct:
-        code = distinct.pop()
+        start, end = next((a, b) for a, b in blocks if text[a:b].strip())
     elif "```" not in text and f"def {ENTRY}" in text:
-        code = text.strip()
+        start, end = 0, len(text)
     else:
         return Extracted(None, f"no program: answer with `def {ENTRY}():` in a ```python block")
+    body = text[start:end]
+    code = body.strip()
     if len(code) > MAX_CODE_CHARS:
         return Extracted(None, f"program longer than {MAX_CODE_CHARS} characters")
-    return Extracted(code + "\n")
+    return Extracted(code + "\n", offset=start + len(body) - len(body.lstrip()))
 
 
 def parse(code: str) -> ast.Module | str:
-    """The AST, or the syntax error as text."""
+    """The AST, or the syntax error as text (starting "line N:" when it has a line)."""
     try:
         return ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+    except SyntaxError as exc:
+        return (f"line {exc.lineno}: " if exc.lineno else "") + f"SyntaxError: {exc.msg}"[:300]
+    except (ValueError, RecursionError, MemoryError) as exc:
         return f"{type(exc).__name__}: {exc}"[:300]
+
+
+def line_of(message: str) -> int | None:
+    """The program line a policy or syntax message starts with ("line N: ..."), if any."""
+    head = message.split(":", 1)[0]
+    return int(head[5:]) if head.startswith("line ") and head[5:].isdigit() else None
 
 
 def violations(tree: ast.Module) -> list[str]:

@@ -122,7 +122,7 @@ def run_one(code, run, timeout_s):
     allowed.update({"__import__": _import, "True": True, "False": False, "None": None})
     namespace = {"__builtins__": allowed, "__name__": "robot_program", **api(robot, log)}
     random.seed(0)
-    end, message = "ok", ""
+    end, message, line = "ok", "", None
     signal.setitimer(signal.ITIMER_REAL, timeout_s)
     try:
         exec(code, namespace)
@@ -132,10 +132,20 @@ def run_one(code, run, timeout_s):
     except CallLimit:
         end = "call_limit"
     except BaseException as exc:  # SystemExit included: any other way out is a program error
-        end, message = "error", (type(exc).__name__ + ": " + str(exc))[:300]
+        end, message, line = "error", (type(exc).__name__ + ": " + str(exc))[:300], program_line(exc)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-    return {"log": log, "end": end, "message": message}
+    return {"log": log, "end": end, "message": message, "line": line}
+
+
+def program_line(exc):
+    """The innermost line of the program in the exception's traceback (for token-level penalties)."""
+    line, tb = None, exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == "program.py":
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
 
 
 def main():

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from rlvr_gym import Task, Verdict
@@ -85,6 +86,18 @@ def robustness_seeds(task: Task, n: int = ROBUSTNESS_RUNS) -> list[int]:
     return [stable_seed("robot-robustness", task.id, k) % 2**31 for k in range(n)]
 
 
+@dataclass(frozen=True)
+class Judgement:
+    """A verdict with the evidence behind it (for token-level penalties and records)."""
+
+    verdict: Verdict
+    code: str | None = None
+    offset: int = 0
+    problems: tuple[str, ...] = ()  # syntax error or policy breaches, each "line N: ..." when located
+    outcomes: tuple[RunOutcome, ...] = ()
+    passes: tuple[bool, ...] = ()
+
+
 def verify(
     task: Task,
     trajectory: Sequence[str],
@@ -94,14 +107,27 @@ def verify(
     robustness_runs: int = ROBUSTNESS_RUNS,
 ) -> Verdict:
     """Judge the last action of `trajectory` as the task's robot program."""
+    return judge(task, trajectory, executor=executor, weights=weights, robustness_runs=robustness_runs).verdict
+
+
+def judge(
+    task: Task,
+    trajectory: Sequence[str],
+    *,
+    executor: RobotExecutor | None = None,
+    weights: Mapping[str, float] | None = None,
+    robustness_runs: int = ROBUSTNESS_RUNS,
+) -> Judgement:
+    """`verify` with its evidence: the program, where it starts in the response, problems and run outcomes."""
     w = _weights(weights)
     text = trajectory[-1] if trajectory else ""
     found = extract(text)
     if found.code is None:
-        return Verdict.invalid(found.problem)
+        return Judgement(Verdict.invalid(found.problem))
     tree = parse(found.code)
     if isinstance(tree, str):
-        return Verdict.invalid(f"the program does not parse: {tree}", components={"syntax": 0.0})
+        verdict = Verdict.invalid(f"the program does not parse: {tree}", components={"syntax": 0.0})
+        return Judgement(verdict, found.code, found.offset, (tree,))
     truth = task.ground_truth
     states = [WorldState.from_json(s) for s in truth["states"]]
     checks, timeout_ok = checks_of(truth), truth.get("timeout_ok") or [False] * len(states)
@@ -109,7 +135,8 @@ def verify(
                   "security": _security(tree)}  # fmt: skip
     broken = violations(tree)
     if broken:
-        return _combine(w, components, False, "the program breaks the robot-program rules: " + "; ".join(broken))
+        verdict = _combine(w, components, False, "the program breaks the robot-program rules: " + "; ".join(broken))
+        return Judgement(verdict, found.code, found.offset, tuple(broken))
     seeds = robustness_seeds(task, robustness_runs)
     runs = [(s, None) for s in states] + [(states[k % len(states)], seed) for k, seed in enumerate(seeds)]
     outcomes = (executor or shared_executor()).run(found.code, runs)
@@ -119,7 +146,8 @@ def verify(
     components["executable"] = sum(o.clean for o in robust) / len(robust) if robust else 1.0
     notes = [f"state {i + 1}: {_describe(o)}" for i, (o, ok) in enumerate(zip(checked, passes, strict=True)) if not ok]
     feedback = "all world states pass" if all(passes) else "; ".join(notes)
-    return _combine(w, components, all(passes), feedback)
+    verdict = _combine(w, components, all(passes), feedback)
+    return Judgement(verdict, found.code, found.offset, (), tuple(outcomes), tuple(passes))
 
 
 def _combine(w: dict[str, float], components: dict[str, float], passed: bool, feedback: str) -> Verdict:

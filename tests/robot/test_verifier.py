@@ -105,3 +105,19 @@ def test_invalid_responses_and_weights(executor):
     assert full.reward == 1.0
     with pytest.raises(ValueError):
         verifier.verify(task, task.reference_actions, weights={"speed": 1.0})
+
+
+def test_token_level_penalties_land_on_the_offending_lines(executor):
+    from rlvr_gym.envs.robot.penalties import penalty_spans, token_penalties
+
+    task = task_of("manipulation")
+    response = "Here it is:\n" + fenced("def task_program():\n    say('hi')\n    go_to('the moon')\n")
+    judgement = verifier.judge(task, [response], executor=executor)
+    spans = penalty_spans(judgement)
+    runtime = [s for s in spans if s.kind == "runtime"]
+    assert runtime and all(response[s.start : s.end] == "    go_to('the moon')" for s in runtime)
+    broken = "```python\nimport os\ndef task_program():\n    pass\n```"
+    rule = penalty_spans(verifier.judge(task, [broken]))
+    assert [broken[s.start : s.end] for s in rule] == ["import os"] and rule[0].penalty == -0.5
+    offsets = [(0, 5), (runtime[0].start, runtime[0].start + 4)]
+    assert token_penalties(runtime[:1], offsets) == [0.0, -0.6]
