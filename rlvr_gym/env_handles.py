@@ -91,7 +91,8 @@ class LocalEnv:
         self.env.close()
 
     def kill(self) -> None:
-        """An in-process env has nothing to kill: a thread stuck in it is abandoned (the runner replaces it)."""
+        """A plain env has nothing to kill: a thread stuck in it is abandoned (the runner replaces it). A proxy of
+        an env hosted elsewhere ends that env, which also frees the thread waiting on it."""
         kill = getattr(self.env, "kill", None)
         if callable(kill):
             kill()

@@ -20,6 +20,8 @@ from ..env_handles import EnvCalls, EnvLimits, EnvRecipe, RemoteEnvError, ResetO
 from ..types import InfraError, Task
 from .session import RayUnavailable, import_ray
 
+CLOSE_WAIT_S = 5.0
+
 
 class RayEnvLost(InfraError):
     """The Ray actor holding the env (or its node) died, could not be placed, or the connection to it failed."""
@@ -105,7 +107,8 @@ class RayEnv:
         try:
             return self._ray.get(ref, timeout=timeout)
         except rex.RayTaskError as exc:  # the env's reply itself failed (it would not pickle): the env's fault
-            raise RemoteEnvError(type(exc.cause).__name__, str(exc.cause), infra=False) from exc
+            cause = exc.cause if exc.cause is not None else exc
+            raise RemoteEnvError(type(cause).__name__, str(cause), infra=False) from exc
         except rex.GetTimeoutError as exc:
             raise RayEnvLost(f"{self.env_id}: no env actor could be started within {timeout}s") from exc
         except rex.RayError as exc:
@@ -123,8 +126,9 @@ class RayEnv:
         return self._call("step", action)
 
     def close(self) -> None:
+        """Let the env release what it holds (sandboxes), briefly, then end the actor either way."""
         try:
-            self._call("close", None)
+            self._ray.wait([self._actor.call.remote("close", None)], timeout=CLOSE_WAIT_S)
         finally:
             self.kill()
 

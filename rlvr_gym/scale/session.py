@@ -123,42 +123,41 @@ class RaySession:
     """This process's connection to Ray; `close` disconnects and stops the processes a local start began."""
 
     def __init__(self, address: str | None = None, *, num_cpus: int | None = None) -> None:
-        local = address in (None, "local")
-        self._temp_dir = private_temp_dir() if local else None
-        values = loopback_environment(self._temp_dir) if local else {}  # type: ignore[arg-type]
-        if not local and is_loopback(address):  # type: ignore[arg-type]
+        target = address or "local"
+        self._temp_dir = private_temp_dir() if target == "local" else None
+        values: dict[str, str] = {}
+        if self._temp_dir is not None:
+            values = loopback_environment(self._temp_dir)
+        elif is_loopback(target):
             values = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}  # token and temp dir: the cluster's own settings
-        self._env = environment(values)
+        self._env: Any = environment(values)
         self._env.__enter__()  # before Ray is imported: it reads some of these once, at import
         try:
             ray = import_ray()
             if ray.is_initialized():
                 raise RayUnavailable("this process is already connected to Ray; close that session first")
-            options: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
-            if local:
-                options |= {
-                    "address": "local",
-                    "include_dashboard": False,
-                    "_temp_dir": self._temp_dir,
-                    "num_cpus": num_cpus,
-                    "_node_ip_address": "127.0.0.1",
-                }
-            else:
-                options["address"] = address
-                if is_loopback(address):  # type: ignore[arg-type]
-                    options["_node_ip_address"] = "127.0.0.1"
+            options: dict[str, Any] = {"address": target, "log_to_driver": False, "configure_logging": False}
+            if self._temp_dir is not None:
+                options |= {"include_dashboard": False, "_temp_dir": self._temp_dir, "num_cpus": num_cpus}
+            if self._temp_dir is not None or is_loopback(target):
+                options["_node_ip_address"] = "127.0.0.1"
             ray.init(**options)
         except BaseException:
-            self._env.__exit__(None, None, None)
-            self._remove_temp_dir()
+            self._restore()
             raise
-        self.address = ray.get_runtime_context().gcs_address
+        self.address: str = ray.get_runtime_context().gcs_address
 
     def close(self) -> None:
+        """Disconnect (stopping a private Ray), then restore the environment; safe to call twice."""
         ray = import_ray()
         if ray.is_initialized():
             ray.shutdown()
-        self._env.__exit__(None, None, None)
+        self._restore()
+
+    def _restore(self) -> None:
+        if self._env is not None:
+            self._env.__exit__(None, None, None)
+            self._env = None
         self._remove_temp_dir()
 
     def _remove_temp_dir(self) -> None:
