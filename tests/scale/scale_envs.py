@@ -55,3 +55,23 @@ class ScaleTrapEnv(AnswerEnv):
         result = super().respond(action)
         result.info |= {"pid": os.getpid(), "node": _node_id()}
         return result
+
+
+class ReadBackPolicy:
+    """A test policy: answers with the first number of the last message; kills its own process on `die_on`.
+    Deterministic, so a run through Ray replicas must equal a run with the policy in this process."""
+
+    def __init__(self, die_on: int | None = None) -> None:
+        self.die_on = die_on
+
+    async def generate(self, requests):
+        from rlvr_gym import Generation
+
+        answers = []
+        for request in requests:
+            text = request.messages[-1].text() if request.messages else ""
+            number = "".join(ch for ch in text.split("number")[-1] if ch.isdigit())
+            if self.die_on is not None and number == str(self.die_on):
+                os._exit(3)
+            answers.append(Generation(text=number or "?", finish_reason="stop", latency_s=0.0))
+        return answers

@@ -6,8 +6,10 @@ import os
 import time
 
 import pytest
+from scale_envs import ReadBackPolicy
 
 from rlvr_gym import ErrorKind, Outcome, make
+from rlvr_gym.agents.chat import ChatAgent
 from rlvr_gym.agents.scripted import OracleAgent, ReplayAgent
 from rlvr_gym.rollout import collect_sync
 
@@ -37,8 +39,9 @@ def half_right_agent(env_id: str, n: int) -> ReplayAgent:
 
 def test_ray_runs_match_local_runs_and_a_dead_actor_is_an_infra_error(local_ray, trap_env_id):
     """The one default Ray test: a sandboxed code env gives the same episodes on Ray as locally (right and wrong
-    answers), and an env actor whose process dies is an infrastructure error with no reward."""
-    from rlvr_gym.scale import collect_on_ray
+    answers), an env actor whose process dies is an infrastructure error with no reward, and policy replicas in
+    actors give the same episodes as the policy in this process."""
+    from rlvr_gym.scale import RayPolicy, collect_on_ray
 
     env_id, n = "rlvr/CodeGen-v0", 2
     local = collect_sync(env_id, half_right_agent(env_id, n), tasks=n, concurrency=2, seed=7)
@@ -50,6 +53,15 @@ def test_ray_runs_match_local_runs_and_a_dead_actor_is_an_infra_error(local_ray,
     assert ok.passed and ok.turns[0].info["pid"] != os.getpid()
     assert dead.error.kind is ErrorKind.VERIFIER_ERROR and dead.error.exception_type == "RayEnvLost"
     assert dead.outcome is Outcome.ERROR and dead.reward is None  # never a 0
+
+    policy = RayPolicy(ReadBackPolicy, replicas=2)  # policy replicas: same episodes as the policy in this process
+    try:
+        replicated = collect_on_ray(trap_env_id, ChatAgent(policy), tasks=3, concurrency=3)
+    finally:
+        policy.kill()
+    in_process = collect_sync(trap_env_id, ChatAgent(ReadBackPolicy()), tasks=3, concurrency=3)
+    assert [fingerprint(e) for e in replicated] == [fingerprint(e) for e in in_process]
+    assert all(e.passed for e in replicated) and {w["pid"] for w in policy.where}.isdisjoint({os.getpid()})
 
 
 @pytest.mark.heavy

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 
 import pytest
 from conftest import ship_test_envs_by_value, skip_without_ray
+from scale_envs import ReadBackPolicy
 from test_ray_backend import fingerprint, half_right_agent
 
 from rlvr_gym import ErrorKind
+from rlvr_gym.agents.chat import ChatAgent
 from rlvr_gym.agents.scripted import OracleAgent
 from rlvr_gym.rollout import collect_sync
 
@@ -46,6 +49,20 @@ def test_results_on_two_nodes_equal_the_local_run(cluster, trap_env_id):
     spread = collect_on_ray(trap_env_id, OracleAgent(), tasks=8, concurrency=4)
     assert all(e.passed for e in spread)
     assert len({t.info["node"] for e in spread for t in e.turns}) == 2, "env actors must run on both nodes"
+
+
+def test_policy_replicas_spread_over_the_nodes_and_a_lost_one_is_a_policy_error(cluster, trap_env_id):
+    from rlvr_gym.scale import RayPolicy, collect_on_ray
+
+    policy = RayPolicy(functools.partial(ReadBackPolicy, die_on=2), replicas=2)
+    try:
+        assert len({w["node_id"] for w in policy.where}) == 2, "one replica per node"
+        episodes = collect_on_ray(trap_env_id, ChatAgent(policy), tasks=4, concurrency=1)
+    finally:
+        policy.kill()
+    got = {e.task_index: e for e in episodes}
+    assert got[2].error.kind is ErrorKind.POLICY_ERROR and got[2].reward is None
+    assert got[0].passed and got[1].passed and got[3].passed, "the surviving replica serves the rest"
 
 
 def test_a_node_lost_mid_episode_is_an_infra_error_and_the_run_goes_on(cluster, trap_env_id):
