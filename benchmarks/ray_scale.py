@@ -8,7 +8,7 @@ sandbox), same concurrency:
 Each is measured cold (one `collect`, env/actor start-up included) and warm (a second batch on the same runner,
 whose env actors are reused: the steady state of a long run);
 - per-call overhead: `reset` of a cheap env (rlvr/MathArithmetic-v0) through a Ray actor against the same call on
-  an in-process env, mean over `--calls`.
+  an in-process env, and Ray's floor (an empty actor method), mean over `--calls`.
 Every run must give the same verdicts; the benchmark fails otherwise. Both "nodes" share this machine, so on a small
 machine 2 nodes cannot beat 1: the figure shows what spreading costs; the gain needs real machines.
 Prints a table, the ratios, then one JSON line.
@@ -44,8 +44,7 @@ def cold_and_warm(env_id: str, episodes: int, concurrency: int, options: dict[st
         t1 = time.perf_counter()
         second = await runner.run(specs)
         t2 = time.perf_counter()
-        if verdicts(first) != verdicts(second):
-            raise SystemExit("the same episodes gave different verdicts on a second run")
+        require_same(verdicts(first), verdicts(second), "a second run on the same runner")
         return episodes / (t1 - t0), episodes / (t2 - t1), second
 
     try:
@@ -58,6 +57,13 @@ def verdicts(episodes: list) -> list:
     return [(e.episode_id, e.verdict.model_dump() if e.verdict else None, e.error) for e in episodes]
 
 
+def require_same(expected: list, got: list, what: str) -> None:
+    """Stop the benchmark, showing the first difference, when `what` did not reproduce the expected verdicts."""
+    for want, have in zip(expected, got, strict=True):
+        if want != have:
+            raise SystemExit(f"{what} gave a different verdict for {want[0]}:\n  expected {want}\n  got      {have}")
+
+
 def call_ms(handle, calls: int) -> float:
     handle.reset(0, {"task_index": 0})  # warm: first reset builds caches
     t0 = time.perf_counter()
@@ -66,18 +72,36 @@ def call_ms(handle, calls: int) -> float:
     return (time.perf_counter() - t0) / calls * 1000
 
 
-def on_cluster(nodes: int, cpus: int, args, expected: list) -> tuple[float, float, float | None]:
+def on_cluster(nodes: int, cpus: int, args, expected: list) -> tuple[float, float, tuple[float, float] | None]:
     """Cold and warm episodes/s of the code env on a fresh loopback cluster (and the per-call cost on one node)."""
     with LoopbackCluster(nodes=nodes, cpus_per_node=cpus // nodes) as cluster, connect(cluster.address):
         cold, warm, episodes = cold_and_warm(args.env, args.episodes, args.concurrency, ray_collect_options(args.env))
-        if verdicts(episodes) != expected:
-            raise SystemExit(f"{nodes}-node Ray run gave different verdicts from the local run")
+        require_same(expected, verdicts(episodes), f"the {nodes}-node Ray run")
         per_call = None
         if nodes == 1:
             remote = LocalEnv(RayEnv(EnvRecipe.from_registry(CHEAP_ENV, {})))
-            per_call = call_ms(remote, args.calls)
+            per_call = (call_ms(remote, args.calls), noop_ms(args.calls))
             remote.close()
     return cold, warm, per_call
+
+
+def noop_ms(calls: int) -> float:
+    """Ray's own floor: the round trip of an actor method that does nothing."""
+    import ray
+
+    echo = ray.remote(num_cpus=0)(Echo).remote()
+    ray.get(echo.back.remote(None))
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        ray.get(echo.back.remote(None))
+    elapsed = (time.perf_counter() - t0) / calls * 1000
+    ray.kill(echo)
+    return elapsed
+
+
+class Echo:
+    def back(self, value: Any) -> Any:
+        return value
 
 
 def main() -> None:
@@ -108,7 +132,10 @@ def main() -> None:
     print(f"Ray, 1 node:             {one_cold:6.2f}   {one_warm:6.2f}   {one_warm / local_warm:.2f}")
     print(f"Ray, 2 nodes:            {two_cold:6.2f}   {two_warm:6.2f}   {two_warm / local_warm:.2f}")
     print(f"2 nodes / 1 node (warm): {two_warm / one_warm:.2f}")
-    print(f"per call ({CHEAP_ENV} reset): local {local_call:.3f} ms, Ray actor {ray_call:.3f} ms")
+    print(
+        f"per call ({CHEAP_ENV} reset): local {local_call:.3f} ms, Ray actor {ray_call[0]:.3f} ms"
+        f" (an empty actor call: {ray_call[1]:.3f} ms)"
+    )
     record = {
         "benchmark": "ray_scale",
         "env": args.env,
@@ -127,7 +154,8 @@ def main() -> None:
         "ratio_2node_vs_local_warm": round(two_warm / local_warm, 3),
         "ratio_2node_vs_1node_warm": round(two_warm / one_warm, 3),
         "local_call_ms": round(local_call, 4),
-        "ray_call_ms": round(ray_call, 4),
+        "ray_call_ms": round(ray_call[0], 4),
+        "ray_noop_call_ms": round(ray_call[1], 4),
         "identical_verdicts": True,
     }
     print(json.dumps(record))
