@@ -1,40 +1,24 @@
 """GeoX family: procedural, OpenStreetMap and NEON aerial scenes, a typed spatial DSL and exact-answer verification."""
 
+# env id suffix -> (env class, description, task options)
+ENVS: dict[str, tuple[str, str, dict[str, str]]] = {
+    "": ("GeoEnv", "Evaluate a spatial DSL program on a procedural aerial scene (image + text)", {}),
+    "-Abduction": ("GeoEnv", "GeoX abduction: fill a literal hole so a program gives a target", {"mode": "abduction"}),
+    "-Induction": ("GeoEnv", "GeoX induction: write a program from (scene, answer) examples", {"mode": "induction"}),
+    "-OSM": ("GeoEnv", "GeoX deduction on real OpenStreetMap Helsinki tiles (ODbL; setup_geo.sh)", {"source": "osm"}),
+    "-NEON": (
+        "GeoEnv",
+        "GeoX deduction on real NEON aerial photo crops with tree boxes (setup_geo.sh)",
+        {"source": "neon"},
+    ),
+    "-Tools": ("GeoToolsEnv", "GeoX deduction with a segment(class) perception tool (ColorSeg), multi-turn", {}),
+}
+
 
 def register_envs() -> None:
     from rlvr_gym import register
 
-    register(
-        "rlvr/GeoX-v0",
-        "rlvr_gym.envs.geo.env:GeoEnv",
-        family="geo",
-        description="Evaluate a spatial DSL program on a procedural aerial scene (image + text)",
-    )
-    for mode in ("Abduction", "Induction"):
+    for suffix, (cls, description, options) in ENVS.items():
         register(
-            f"rlvr/GeoX-{mode}-v0",
-            "rlvr_gym.envs.geo.env:GeoEnv",
-            family="geo",
-            description=f"GeoX {mode.lower()}: spatial DSL over procedural aerial scenes",
-            mode=mode.lower(),
+            f"rlvr/GeoX{suffix}-v0", f"rlvr_gym.envs.geo.env:{cls}", family="geo", description=description, **options
         )
-    register(
-        "rlvr/GeoX-OSM-v0",
-        "rlvr_gym.envs.geo.env:GeoEnv",
-        family="geo",
-        description="GeoX deduction on real OpenStreetMap Helsinki tiles drawn top-down (ODbL; needs setup_geo.sh)",
-        source="osm",
-    )
-    register(
-        "rlvr/GeoX-NEON-v0",
-        "rlvr_gym.envs.geo.env:GeoEnv",
-        family="geo",
-        description="GeoX deduction on real NEON aerial photo crops with annotated trees (needs setup_geo.sh)",
-        source="neon",
-    )
-    register(
-        "rlvr/GeoX-Tools-v0",
-        "rlvr_gym.envs.geo.env:GeoToolsEnv",
-        family="geo",
-        description="GeoX deduction with a segment(class) perception tool (ColorSeg by default), multi-turn",
-    )
