@@ -51,11 +51,13 @@ async def _ask(agent, prompt: str, key: str, sample: int) -> str:
     return step.text
 
 
-async def run_selfplay(agent, *, proposals: int = 3, samples: int = 2, seed: int = 0) -> SelfPlayLog:
+async def run_selfplay(
+    agent, *, proposals: int = 3, samples: int = 2, seed: int = 0, source: str = "procedural"
+) -> SelfPlayLog:
     rng = random.Random(seed)
-    seeds_source = GeoTasks(split="train", seed=seed, render="text")
+    seeds_source = GeoTasks(split="train", seed=seed, render="text", source=source)
     buffer = [json.dumps(seeds_source.task(i).ground_truth["program"]) for i in range(4)]
-    scenes = get_source("procedural")
+    scenes = get_source(source)
     log = SelfPlayLog()
     for k in range(proposals):
         scene = scenes.scene(rng.randrange(2**31))
@@ -83,7 +85,7 @@ async def run_selfplay(agent, *, proposals: int = 3, samples: int = 2, seed: int
                     "mode": "deduction",
                     "value": found[0],
                     "unit": unit_of(program, found[1]),
-                    "scene_source": "procedural",
+                    "scene_source": source,
                     "scene_seed": scene.seed,
                     "program": program,
                 },
@@ -103,11 +105,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--proposals", type=int, default=3)
     parser.add_argument("--samples", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--source", default="procedural", help="scene source: procedural, osm or neon")
     args = parser.parse_args(argv)
     from rlvr_gym import make_agent
 
     agent = make_agent(args.agent)
-    log = asyncio.run(run_selfplay(agent, proposals=args.proposals, samples=args.samples, seed=args.seed))
+    log = asyncio.run(
+        run_selfplay(agent, proposals=args.proposals, samples=args.samples, seed=args.seed, source=args.source)
+    )
     for row in log.rows:
         print(json.dumps(row), file=sys.stderr)
     print(json.dumps({"selfplay": "geo", **log.summary()}))

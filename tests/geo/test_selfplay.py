@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from rlvr_gym.agent import Agent, AgentStep
 from rlvr_gym.envs.geo.selfplay import proposer_reward, run_selfplay
+from rlvr_gym.envs.geo.sources import SOURCES
 
 
 class Scripted(Agent):
@@ -38,3 +41,11 @@ def test_valid_proposal_is_solved_half_the_time():
 def test_invalid_proposal_gets_nothing():
     log = asyncio.run(run_selfplay(Scripted('ANSWER: ["count", ["objects", "dragon"]]'), proposals=2, samples=2))
     assert log.summary()["validity_rate"] == 0.0 and log.summary()["mean_proposer_reward"] == 0.0
+
+
+@pytest.mark.skipif(SOURCES["osm"].available() is not None, reason="run scripts/setup_geo.sh first")
+def test_selfplay_on_osm_scenes():
+    log = asyncio.run(
+        run_selfplay(Scripted('ANSWER: ["count", ["objects", "tree"]]'), proposals=1, samples=2, source="osm")
+    )
+    assert log.summary()["proposals"] == 1 and log.rows[0]["proposer_reward"] in (0.0, 0.5, 0.75)
