@@ -19,6 +19,7 @@ from rlvr_gym import Message, Task
 from rlvr_gym.types import TaskView
 
 from . import dsl, verifier
+from .propose import propose_prompt
 from .sources import get_source
 from .tasks import INSTRUCTIONS, GeoTasks, format_answer, unit_of, valid_task
 
@@ -61,11 +62,7 @@ async def run_selfplay(
     log = SelfPlayLog()
     for k in range(proposals):
         scene = scenes.scene(rng.randrange(2**31))
-        examples = "\n".join(rng.sample(buffer, min(3, len(buffer))))
-        prompt = (
-            f"{scene.to_text()}\n\n{INSTRUCTIONS['induction']}\nExample programs:\n{examples}\n"
-            "Propose one NEW program whose answer on this scene is unambiguous. Reply `ANSWER: <JSON program>`."
-        )
+        prompt = propose_prompt(scene.to_text(), rng.sample(buffer, min(3, len(buffer))))
         text = await _ask(agent, prompt, f"geo/selfplay/propose-{k}", k)
         row: dict[str, Any] = {"step": k, "proposal": text[:300], "valid": False, "solve_rate": 0.0}
         answer = verifier.extract(text)
