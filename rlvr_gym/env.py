@@ -1,7 +1,9 @@
 """The env contract: a Gymnasium env whose actions are raw assistant text and whose observations are messages.
 
-Subclasses supply a task source (`self.source`, a `rlvr_gym.family.TaskSource`, or `get_task`/`num_tasks`), the
-opening messages (`start`) and the reaction to one action (`respond`, returning a typed `StepResult`). The base
+Subclasses supply a task source (name its class in `task_source`: every constructor keyword the env does not take
+itself is forwarded to it, so an env never repeats its source's options; or set `self.source`, or override
+`get_task`/`num_tasks`), the opening messages (`start`) and the reaction to one action (`respond`, returning a typed
+`StepResult`). The base
 class owns task selection from seed/index, the turn limit and the typed step (`step_result`); Gymnasium's `step`
 is a thin adapter over it, so the runner and the episode record never read a flattened dict.
 
@@ -17,6 +19,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import gymnasium
+import numpy as np
+from gymnasium.utils import seeding
 from pydantic import BaseModel, ConfigDict, Field
 
 from .spaces import MessagesSpace, TextSpace
@@ -61,7 +65,11 @@ class Env(gymnasium.Env):
     # Where the runner hosts the env: "thread" (cheap) or "process" (a child the runner can kill when a step hangs:
     # set it for envs whose parsers or engines run C code that holds the interpreter).
     isolation: ClassVar[str] = "thread"
+    task_source: ClassVar[type[TaskSource] | None] = None  # built from the options the env does not take itself
     source: TaskSource | None = None
+    _pending_seed: int | None = None  # a reset seed whose numpy generator is not built yet (see `_np_random`)
+    _rng: np.random.Generator | None = None
+    _rng_seed: int | None = None
 
     # ---- what `rlvr-gym check-env` holds the env to ------------------------------------------------------------
     max_reward: ClassVar[float] = 1.0  # full marks: what the reference solution must score
@@ -77,6 +85,7 @@ class Env(gymnasium.Env):
         episode_timeout_s: float | None = None,
         reset_timeout_s: float | None = None,
         render_mode: str | None = None,
+        **task_options: Any,
     ) -> None:
         if max_turns is not None:
             if max_turns < 1:
@@ -98,6 +107,15 @@ class Env(gymnasium.Env):
         self.done = False
         self.verdict: Verdict | None = None
         self._last_observation: list[Message] = []
+        if self.task_source is not None:
+            self.source = self.make_source(**task_options)
+        elif task_options:
+            raise TypeError(f"{type(self).__name__} got unexpected keyword arguments {sorted(task_options)}")
+
+    def make_source(self, **options: Any) -> TaskSource:
+        """The env's task source from the constructor keywords the env did not take (override to adapt them)."""
+        assert self.task_source is not None
+        return self.task_source(**options)
 
     # ---- task source -------------------------------------------------------------------------------------------
     @property
@@ -149,8 +167,34 @@ class Env(gymnasium.Env):
         return self.truncation_verdict()
 
     # ---- gymnasium surface -------------------------------------------------------------------------------------
+    # Seeding numpy's generator costs ~80 us, more than a whole reset of a cheap env, and most envs never draw from
+    # it: `reset(seed=s)` only records `s`, and gymnasium's slots behind `np_random`/`np_random_seed` build the
+    # generator from it on first read (the same stream as an eager seeding, so Gymnasium's semantics hold).
+    @property
+    def _np_random(self) -> np.random.Generator | None:  # type: ignore[override]
+        if self._pending_seed is not None:
+            self._rng, self._rng_seed = seeding.np_random(self._pending_seed)
+            self._pending_seed = None
+        return self._rng
+
+    @_np_random.setter
+    def _np_random(self, value: np.random.Generator | None) -> None:
+        self._pending_seed = None
+        self._rng = value
+
+    @property
+    def _np_random_seed(self) -> int | None:  # type: ignore[override]
+        return self._pending_seed if self._pending_seed is not None else self._rng_seed
+
+    @_np_random_seed.setter
+    def _np_random_seed(self, value: int | None) -> None:
+        self._rng_seed = value
+
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        super().reset(seed=seed)
+        if seed is not None:  # what gymnasium.Env.reset does, deferred to the first `np_random` access
+            if not isinstance(seed, int) or seed < 0:
+                seeding.np_random(seed)  # raises gymnasium's own error for a bad seed
+            self._pending_seed = seed
         options = options or {}
         if options.get("task") is not None:
             self.task = self.coerce_task(options["task"])
@@ -187,8 +231,13 @@ class Env(gymnasium.Env):
         if not isinstance(action, str):
             action = str(action)
         if self.done:
-            return StepResult(observation=feedback("The episode is over; call reset()."), terminated=True,
-                              valid_action=False, verdict=self.verdict, turn=self.turn)
+            return StepResult(
+                observation=feedback("The episode is over; call reset()."),
+                terminated=True,
+                valid_action=False,
+                verdict=self.verdict,
+                turn=self.turn,
+            )
         self.turn += 1
         self.actions.append(action)
         result = self.respond(action)

@@ -20,7 +20,6 @@ from rlvr_gym.types import Message, Task, Verdict
 from . import verifier
 from .belief import Belief, initial_belief, merge_belief, parse_belief
 from .play import Game
-from .scenes import TASK_TYPES
 from .tasks import ALFWorldOfficialTasks, ALFWorldTasks
 
 PLAIN_INSTRUCTIONS = (
@@ -50,40 +49,12 @@ class ALFWorldEnv(Env):
     verify_budget_s: ClassVar[float] = 10.0  # a replay resets the engine and plays up to 40 planner steps
     check_exceptions: ClassVar[dict[str, str]] = {}
 
-    def __init__(
-        self,
-        *,
-        split: str = "train",
-        seed: int = 0,
-        task_types: Sequence[str] = TASK_TYPES,
-        scenes: str = "seen",
-        size: int | None = 1200,
-        max_distractor_types: int = 8,
-        max_instances: int = 3,
-        max_receptacles: int | None = None,
-        cache_dir: str | None = None,
-        prompt_style: str = "plain",
-        history: int = 2,
-        max_turns: int | None = 50,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(max_turns=max_turns, **kwargs)
-        self.source = ALFWorldTasks(
-            split=split,
-            seed=seed,
-            task_types=tuple(task_types),
-            scenes=scenes,
-            size=size,
-            max_distractor_types=max_distractor_types,
-            max_instances=max_instances,
-            max_receptacles=max_receptacles,
-            cache_dir=cache_dir,
-        )
-        self._setup(prompt_style, history)
+    task_source = ALFWorldTasks  # split, seed and the generator options (task types, scenes, size, ...)
 
-    def _setup(self, prompt_style: str, history: int) -> None:
+    def __init__(self, *, prompt_style: str = "plain", history: int = 2, **kwargs: Any) -> None:
         if prompt_style not in PROMPT_STYLES:
             raise ValueError(f"prompt_style must be one of {PROMPT_STYLES}")
+        super().__init__(**kwargs)
         self.prompt_style = prompt_style
         self.history = history
         self._engine: Any = None
@@ -180,27 +151,4 @@ class ALFWorldOfficialEnv(ALFWorldEnv):
     `seen`/`unseen`/`valid_seen`/`valid_unseen` still work and mean `eval` on that set.
     """
 
-    def __init__(
-        self,
-        *,
-        split: str = "eval",
-        eval_set: str = "valid_seen",
-        seed: int = 0,
-        task_types: Sequence[str] = TASK_TYPES,
-        prompt_style: str = "plain",
-        history: int = 2,
-        max_turns: int | None = 50,
-        **kwargs: Any,
-    ) -> None:
-        legacy = {
-            "seen": "valid_seen",
-            "unseen": "valid_unseen",
-            "valid_seen": "valid_seen",
-            "valid_unseen": "valid_unseen",
-        }
-        if split in legacy:
-            split, eval_set = "eval", legacy[split]
-        kwargs.pop("size", None)
-        Env.__init__(self, max_turns=max_turns, **kwargs)
-        self.source = ALFWorldOfficialTasks(split=split, seed=seed, eval_set=eval_set, task_types=tuple(task_types))
-        self._setup(prompt_style, history)
+    task_source = ALFWorldOfficialTasks  # split, eval_set, seed, task_types

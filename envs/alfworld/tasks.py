@@ -72,26 +72,12 @@ class ALFWorldTasks(TaskSource):
         *,
         split: str = "train",
         seed: int = 0,
-        task_types: tuple[str, ...] | list[str] = TASK_TYPES,
-        scenes: str = "seen",
         size: int | None = 1200,
-        max_distractor_types: int = 8,
-        max_instances: int = 3,
-        max_receptacles: int | None = None,
-        max_plan_length: int = 40,
         cache_dir: str | Path | None = None,
+        **generator: Any,
     ) -> None:
         super().__init__(split=split, seed=seed)
-        self.config = GeneratorConfig(
-            task_types=tuple(task_types),
-            split=split,
-            scenes=scenes,
-            seed=seed,
-            max_distractor_types=max_distractor_types,
-            max_instances=max_instances,
-            max_receptacles=max_receptacles,
-            max_plan_length=max_plan_length,
-        )
+        self.config = GeneratorConfig(split=split, seed=seed, **generator)  # task_types, scenes, max_instances, ...
         self.generator = GameGenerator(self.config, cache_dir)
         self.limit = size
         self._len: int | None = None
@@ -108,6 +94,15 @@ class ALFWorldTasks(TaskSource):
     def task(self, index: int) -> Task:
         generator = {k: v for k, v in asdict(self.config).items() if k not in ("split", "seed")}
         return task_from_record(self, self.record(index), scenes=self.config.scenes, generator=generator)
+
+
+# the older split names of the official env: each means `eval` on that game set
+LEGACY_SPLITS = {
+    "seen": "valid_seen",
+    "unseen": "valid_unseen",
+    "valid_seen": "valid_seen",
+    "valid_unseen": "valid_unseen",
+}
 
 
 class ALFWorldOfficialTasks(TaskSource):
@@ -127,6 +122,8 @@ class ALFWorldOfficialTasks(TaskSource):
         eval_set: str = "valid_seen",
         task_types: tuple[str, ...] | list[str] = TASK_TYPES,
     ) -> None:
+        if split in LEGACY_SPLITS:
+            split, eval_set = "eval", LEGACY_SPLITS[split]
         super().__init__(split=split, seed=seed)
         if eval_set not in SETS[1:]:
             raise ValueError(f"eval_set must be one of {SETS[1:]}, got {eval_set!r}")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from rlvr_gym.env import Env, StepResult, feedback
@@ -30,7 +29,7 @@ def _clip(text: str, limit: int) -> str:
 
 
 class CodeEnv(Env):
-    """Run-then-submit over a code task source; subclasses set `self.source`."""
+    """Run-then-submit over a code task source; subclasses name it in `task_source`."""
 
     family = "code"
     step_timeout_s = 120.0  # a submission runs the whole hidden test suite (at most ~60 s of sandbox wall time)
@@ -146,41 +145,16 @@ class HumanEvalEnv(CodeEnv):
         "a security finding (eval in HumanEval/160): their reward is 0.91-0.99, not 1.0"
     }
 
-    def __init__(self, *, split: str = "eval", **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.source = HumanEvalTasks(split=split)
+    task_source = HumanEvalTasks  # split (default `eval`)
 
 
 class MBPPEnv(CodeEnv):
     """`rlvr/MBPP-v0`: MBPP-style JSONL files (`data_files=`; default: the bundled sample), split by content hash."""
 
-    def __init__(
-        self,
-        data_files: str | Path | Sequence[str | Path] | None = None,
-        *,
-        split: str = "train",
-        show_examples: int = 1,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.source = MBPPTasks(data_files, split=split, show_examples=show_examples)
+    task_source = MBPPTasks  # data_files, split, show_examples
 
 
 class CodeGenEnv(CodeEnv):
     """`rlvr/CodeGen-v0`: unbounded procedural tasks; item i depends only on (config, split, i)."""
 
-    def __init__(
-        self,
-        *,
-        seed: int = 0,
-        difficulty: int = 1,
-        num_tests: int = 6,
-        examples: int = 2,
-        templates: list[str] | None = None,
-        split: str = "train",
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.source = CodeGenTasks(
-            split=split, seed=seed, difficulty=difficulty, num_tests=num_tests, examples=examples, templates=templates
-        )
+    task_source = CodeGenTasks  # split, seed and `generator.CodeGenConfig` (difficulty, num_tests, examples, templates)

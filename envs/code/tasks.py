@@ -46,6 +46,9 @@ class HumanEvalTasks(TaskSource):
 
     family = "humaneval"
 
+    def __init__(self, *, split: str = "eval", seed: int = 0) -> None:
+        super().__init__(split=split, seed=seed)
+
     def __len__(self) -> int:
         return len(humaneval_rows()) if self.split == "eval" else 0
 

@@ -7,13 +7,12 @@ scaled by `attempt_decay ** (k - 1)`. Scoring is `verifier.verify`.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from typing import Any
 
 from rlvr_gym import AnswerEnv, Task, Verdict
 
 from . import verifier
-from .dataset import Files, MathDatasetTasks
+from .dataset import MathDatasetTasks
 from .tasks import MathTasks
 
 
@@ -44,38 +43,15 @@ class _MathEnv(AnswerEnv):
 class MathEnv(_MathEnv):
     """Generated problems (arithmetic, fractions, linear, modular, combinatorics, radicals), difficulty 1..5."""
 
-    def __init__(
-        self,
-        *,
-        families: Sequence[str] | dict[str, float] | str | None = None,
-        difficulty: int = 2,
-        seed: int | None = 0,
-        size: int | None = None,
-        split: str = "train",
-        prompt_style: str = "plain",
-        config: dict[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        given = {"families": families, "difficulty": difficulty, "size": size, "prompt_style": prompt_style}
-        options = {**(config or {}), **{k: v for k, v in given.items() if v is not None}}
-        self.source = MathTasks(split=split, seed=seed or 0, **options)
+    task_source = MathTasks  # split, seed and `tasks.MathConfig` (families, difficulty, size, prompt_style)
+
+    def make_source(self, *, config: dict[str, Any] | None = None, **options: Any) -> MathTasks:
+        """`config` is a whole MathConfig as a dict; explicit keywords override it and None means "not given"."""
+        given = {k: v for k, v in options.items() if v is not None}
+        return MathTasks(**{**(config or {}), **given})
 
 
 class MathDatasetEnv(_MathEnv):
     """Problems from JSONL/parquet files (GSM8K `#### n` or MATH `\\boxed{}` answers); the bundled sample by default."""
 
-    def __init__(
-        self,
-        *,
-        data_files: Files = None,
-        question_field: str | None = None,
-        answer_field: str | None = None,
-        max_rows: int | None = None,
-        split: str = "train",
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.source = MathDatasetTasks(
-            data_files, split=split, question_field=question_field, answer_field=answer_field, max_rows=max_rows
-        )
+    task_source = MathDatasetTasks  # data_files, split, seed, question_field, answer_field, max_rows

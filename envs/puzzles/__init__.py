@@ -22,15 +22,17 @@ def register_envs() -> None:
     for name, description in _ENVS.items():
         register(
             f"rlvr/{name}-v0",
-            f"rlvr_gym.envs.puzzles.env:{name}Env",
+            "rlvr_gym.envs.puzzles.env:PuzzleTextEnv",
             family="puzzles",
             description=f"{description} (text board, moves as text)",
+            game=name.lower(),
         )
         register(
             f"rlvr/{name}Frames-v0",
-            f"rlvr_gym.envs.puzzles.env:{name}FramesEnv",
+            "rlvr_gym.envs.puzzles.env:PuzzleFramesEnv",
             family="puzzles",
             description=f"{description} (frame sequence in, verified frame by frame)",
+            game=name.lower(),
         )
 
 

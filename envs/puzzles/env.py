@@ -18,7 +18,7 @@ from rlvr_gym import Env, Message, StepResult, Task, Verdict, feedback
 from .frames import DEFAULT_MIN_CONFIDENCE, invalid_verdict
 from .prompts import frames_prompt, frames_reference, text_prompt, text_reference
 from .render import DEFAULT_TILE, render_state
-from .tasks import SOURCES, difficulty_level, puzzle_from_task
+from .tasks import PuzzleTasks, puzzle_from_task
 from .verifier import text_play, verify, wrong_answers
 
 
@@ -26,34 +26,20 @@ class PuzzleEnv(Env):
     """Shared by both variants: the task source, rendering, offline verify and wrong answers."""
 
     family: ClassVar[str] = "puzzles"
-    game: ClassVar[str] = ""
+    task_source = PuzzleTasks  # built by `make_source` for `game`
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"]}
 
-    def __init__(
-        self,
-        *,
-        split: str = "train",
-        seed: int = 0,
-        difficulty: int | str = 3,
-        config: dict[str, Any] | None = None,
-        num_tasks: int | None = None,
-        tile_size: int = DEFAULT_TILE,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, *, game: str, tile_size: int = DEFAULT_TILE, **kwargs: Any) -> None:
         if tile_size < 2:
             raise ValueError("tile_size must be >= 2")
-        self.difficulty = difficulty_level(difficulty)
+        self.game = game
         self.tile_size = tile_size
-        self.source = SOURCES[self.game](
-            split=split,
-            seed=seed,
-            difficulty=self.difficulty,
-            config=config,
-            num_tasks=num_tasks,
-            **self.source_options(),
-        )
         self.puzzle = None
+        super().__init__(**kwargs)
+
+    def make_source(self, **options: Any) -> PuzzleTasks:
+        """The game's tasks (split, seed, difficulty, config, num_tasks) with this variant's prompt and reference."""
+        return PuzzleTasks(game=self.game, **options, **self.source_options())
 
     def source_options(self) -> dict[str, Any]:
         raise NotImplementedError
@@ -249,38 +235,4 @@ class PuzzleFramesEnv(PuzzleEnv):
         return None
 
 
-class SokobanEnv(PuzzleTextEnv):
-    game = "sokoban"
-
-
-class MazeEnv(PuzzleTextEnv):
-    game = "maze"
-
-
-class FlowFreeEnv(PuzzleTextEnv):
-    game = "flowfree"
-
-
-class SokobanFramesEnv(PuzzleFramesEnv):
-    game = "sokoban"
-
-
-class MazeFramesEnv(PuzzleFramesEnv):
-    game = "maze"
-
-
-class FlowFreeFramesEnv(PuzzleFramesEnv):
-    game = "flowfree"
-
-
-__all__ = [
-    "FlowFreeEnv",
-    "FlowFreeFramesEnv",
-    "FramesSpace",
-    "MazeEnv",
-    "MazeFramesEnv",
-    "PuzzleFramesEnv",
-    "PuzzleTextEnv",
-    "SokobanEnv",
-    "SokobanFramesEnv",
-]
+__all__ = ["FramesSpace", "PuzzleFramesEnv", "PuzzleTextEnv"]

@@ -142,6 +142,7 @@ class PuzzleTasks(TaskSource):
     def __init__(
         self,
         *,
+        game: str,
         split: str = "train",
         seed: int = 0,
         difficulty: int | str = 3,
@@ -151,6 +152,9 @@ class PuzzleTasks(TaskSource):
         reference: Callable[[Instance], list[str]] | None = None,
         public: dict[str, Any] | None = None,
     ) -> None:
+        if game not in GAMES:
+            raise ValueError(f"game must be one of {sorted(GAMES)}, got {game!r}")
+        self.family = game  # type: ignore[misc]  # task ids are `<game>/<split>/<index>`
         super().__init__(split=split, seed=seed)
         self.difficulty = difficulty_level(difficulty)
         # level 1 boards come from small spaces: about 1 in 100 draws repeats an earlier board (declared)
@@ -202,26 +206,11 @@ def _generate(game: str, config_json: str, split: str, seed: int, index: int) ->
     """(spec JSON, solution JSON, optimal steps) of one item; cached because solving is the slow part."""
     spec = GAMES[game]
     config = spec.config_cls.model_validate_json(config_json)
-    source = SOURCES[game](split=split, seed=seed)
+    source = PuzzleTasks(game=game, split=split, seed=seed)
     puzzle, moves = source.draw(
         index, lambda rng: spec.generate(config, rng), lambda item: json.dumps(item[0].to_spec(), sort_keys=True)
     )
     return json.dumps(puzzle.to_spec()), json.dumps(_jsonable_moves(moves)), spec.optimal(puzzle, moves)
-
-
-class SokobanTasks(PuzzleTasks):
-    family = "sokoban"
-
-
-class MazeTasks(PuzzleTasks):
-    family = "maze"
-
-
-class FlowFreeTasks(PuzzleTasks):
-    family = "flowfree"
-
-
-SOURCES: dict[str, type[PuzzleTasks]] = {"sokoban": SokobanTasks, "maze": MazeTasks, "flowfree": FlowFreeTasks}
 
 
 def puzzle_from_task(task: Task) -> Puzzle:

@@ -23,7 +23,7 @@ from .base import DIRECTIONS, Puzzle, gained
 from .frames import DEFAULT_MIN_CONFIDENCE, invalid_verdict, verify_frames
 from .media import FrameLimits
 from .render import png_data_url, render_grids
-from .tasks import GAMES, SOURCES, Instance, paths_text, puzzle_from_task, task_solution
+from .tasks import GAMES, Instance, PuzzleTasks, paths_text, puzzle_from_task, task_solution
 
 TEXT_RUBRIC = Rubric(
     [
@@ -148,8 +148,12 @@ def verify(task: Task | dict[str, Any], trajectory: Sequence[Any], *, allow_path
 def other_instance(task: Task) -> Instance:
     """The next instance of the same source: its solution is a plausible answer for the wrong puzzle."""
     meta = task.metadata
-    source = SOURCES[meta["family"]](
-        split=meta["split"], seed=meta["seed"], difficulty=meta["difficulty"], config=meta["config"]
+    source = PuzzleTasks(
+        game=meta["family"],
+        split=meta["split"],
+        seed=meta["seed"],
+        difficulty=meta["difficulty"],
+        config=meta["config"],
     )
     return source.instance(meta["index"] + 1)
 

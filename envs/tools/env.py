@@ -16,7 +16,6 @@ from rlvr_gym.env import feedback
 from .tasks import BFCLTasks, DepthTasks
 from .verifier import ToolEpisode, tool_messages, verify, wrong_answers
 
-_LEGACY_SPLITS = {"unseen": "unseen", "all": "all"}  # the old `split=` values that named a tool pool
 _NO_CALL_WINS = (
     "BFCL scores any response without a call as correct here (relevance detection), so empty or junk text passes "
     "by BFCL's own definition; the category is meant to be averaged with the call categories"
@@ -51,24 +50,10 @@ class ToolDepthEnv(ToolEnv):
 
     max_turns = 10
 
-    def __init__(
-        self,
-        *,
-        depths: list[int] | None = None,
-        split: str = "train",
-        tools: str = "seen",
-        seed: int = 0,
-        extra_tools: int = 3,
-        size: int | None = None,
-        **kwargs: Any,
-    ) -> None:
+    task_source = DepthTasks  # split, seed and `tasks.DepthConfig` (depths, tools, extra_tools, size)
+
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        if split in _LEGACY_SPLITS:
-            split, tools = "eval", _LEGACY_SPLITS[split]
-        config: dict[str, Any] = {"tools": tools, "extra_tools": extra_tools, "size": size}
-        if depths is not None:
-            config["depths"] = depths
-        self.source = DepthTasks(split=split, seed=seed, **config)
         self.episode: ToolEpisode | None = None
 
     def start(self, task: Task) -> list[Message]:
@@ -101,11 +86,11 @@ class BFCLEnv(ToolEnv):
 
     max_turns = 1
 
-    def __init__(
-        self, *, category: str = "simple", split: str = "eval", limit: int | None = None, **kwargs: Any
-    ) -> None:
+    task_source = BFCLTasks  # split, category, limit
+
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.source = BFCLTasks(split=split, category=category, limit=limit)
+        category = self.source.category  # type: ignore[union-attr]
         if category in _RELEVANCE_EXCEPTIONS:
             self.check_exceptions = {"hacks": _RELEVANCE_EXCEPTIONS[category]}  # type: ignore[misc]
 

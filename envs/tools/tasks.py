@@ -55,6 +55,8 @@ class DepthTasks(TaskSource):
     family = "tools"
 
     def __init__(self, *, split: str = "train", seed: int = 0, toolset: Toolset | None = None, **config: Any) -> None:
+        if split in ("unseen", "all"):  # the old `split=` values that named a tool pool: eval on that pool
+            split, config["tools"] = "eval", split
         super().__init__(split=split, seed=seed)
         self.config = DepthConfig(**config)
         self.toolset = toolset or default_toolset()

@@ -24,25 +24,12 @@ class WebShopEnv(Env):
     step_timeout_s = 10.0
     verify_budget_s = 0.5
 
-    def __init__(
-        self,
-        *,
-        split: str = "train",
-        seed: int = 0,
-        catalog_size: int = 1000,
-        catalog_seed: int = 0,
-        data: str | None = None,
-        engine: str = "tantivy",
-        observation_mode: str = "text",
-        show_actions: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(max_turns=kwargs.pop("max_turns", None) or DEFAULT_MAX_TURNS, **kwargs)
+    task_source = WebShopTasks  # split, seed and the catalog options of `tasks.ShopConfig`
+
+    def __init__(self, *, observation_mode: str = "text", show_actions: bool = True, **kwargs: Any) -> None:
         if observation_mode not in MODES:
             raise ValueError(f"observation_mode must be one of {MODES}")
-        self.source = WebShopTasks(
-            split=split, seed=seed, catalog_size=catalog_size, catalog_seed=catalog_seed, data=data, engine=engine
-        )
+        super().__init__(**kwargs)
         self.observation_mode = observation_mode
         self.show_actions = show_actions
         self.session: ShopSession | None = None

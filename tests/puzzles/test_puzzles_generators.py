@@ -66,15 +66,15 @@ def test_env_config_overrides_reach_the_generator():
 def test_splits_disjoint_and_no_repeats_within_a_split(family):
     import json
 
-    from rlvr_gym.envs.puzzles.tasks import SOURCES
+    from rlvr_gym.envs.puzzles.tasks import PuzzleTasks
 
     for level in (2, 3):
         specs = {}
         for split in ("train", "eval"):
-            source = SOURCES[family](split=split, difficulty=level)
+            source = PuzzleTasks(game=family, split=split, difficulty=level)
             assert not source.allows_duplicates
             specs[split] = [json.dumps(source.instance(i).puzzle.to_spec(), sort_keys=True) for i in range(60)]
             assert len(set(specs[split])) == len(specs[split]), (family, level, split)
         assert not set(specs["train"]) & set(specs["eval"])
         assert source.task(0).id == f"{family}/eval/0"
-    assert SOURCES[family](difficulty=1).allows_duplicates  # declared: level 1 boards come from small spaces
+    assert PuzzleTasks(game=family, difficulty=1).allows_duplicates  # declared: level 1 boards come from small spaces
