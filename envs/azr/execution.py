@@ -1,0 +1,143 @@
+"""Running AZR programs in the sandbox's deterministic mode, many small jobs at once.
+
+A job is one program and a list of argument tuples; it runs the code env's call runner (`envs/code/harness.py`:
+the program loads in the sandbox, each call's value comes back as plain data, never code) with a fixed hash seed.
+Values are decoded here into fresh builtin objects. `run_checked` runs every job twice in separate sandbox jobs
+and refuses programs whose two runs disagree (AZR's determinism check). Batches go through a thread pool over the
+thread-safe sandbox, so its warm workers stay busy (`benchmarks/` is not needed to see it: a batch of n jobs takes
+about n / workers job times).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from rlvr_gym.envs.code.harness import read_lines, runner_source
+from rlvr_gym.envs.code.plaindata import PlainDataError, decode_tree, encode_tree
+from rlvr_gym.envs.code.program import Program
+from rlvr_gym.types import InfraError
+
+from .programs import ENTRY
+
+HASH_SEED = 0  # the deterministic mode: every job's Python hashes str/bytes the same way
+OUTPUT_BYTES = 2_000_000
+
+
+@dataclass(frozen=True)
+class CallOutcome:
+    """One call's result: `value` (decoded plain data) when `ok`, else `error` names why."""
+
+    ok: bool
+    value: Any = None
+    tree: Any = None  # the plain-data tree as it came back (JSON-able; what determinism compares)
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class JobOutcome:
+    loaded: bool
+    calls: list[CallOutcome] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def all_ok(self) -> bool:
+        return self.loaded and bool(self.calls) and all(c.ok for c in self.calls)
+
+
+def _call_outcome(record: dict | None) -> CallOutcome:
+    if record is None:
+        return CallOutcome(False, error="no result (the job died or hit its limit)")
+    if "value" in record:
+        try:
+            return CallOutcome(True, decode_tree(record["value"]), record["value"])
+        except PlainDataError as exc:
+            return CallOutcome(False, error=f"bad value: {exc}")
+    if record.get("timeout"):
+        return CallOutcome(False, error="timeout")
+    if "raised" in record:
+        return CallOutcome(False, error=f"raised {str(record['raised'])[:80]}")
+    return CallOutcome(False, error=str(record.get("bad", "no value"))[:200])
+
+
+class AZRExecutor:
+    """Deterministic-mode execution of AZR programs on a (shared, thread-safe) sandbox."""
+
+    def __init__(self, sandbox: Any = None, *, call_timeout_s: float = 1.0, memory_mb: int = 256,
+                 workers: int | None = None) -> None:
+        self._sandbox = sandbox
+        self._lock = threading.Lock()
+        self.call_timeout_s = call_timeout_s
+        self.memory_mb = memory_mb
+        self.workers = workers or max(2, min(16, 2 * (os.cpu_count() or 1)))
+
+    def __deepcopy__(self, memo: dict) -> AZRExecutor:
+        return self  # a handle on a shared sandbox (gymnasium.make deep-copies env kwargs)
+
+    @property
+    def sandbox(self) -> Any:
+        with self._lock:
+            if self._sandbox is None:
+                from rlvr_gym.sandboxes import get_sandbox
+
+                self._sandbox = get_sandbox()
+            return self._sandbox
+
+    def request(self, source: str, inputs: Sequence[tuple]) -> Any:
+        from rlvr_gym.envs.code.harness import job_input
+        from rlvr_gym.sandboxes import ExecRequest, Limits
+
+        calls = [{"fn": ENTRY, "args": encode_tree(list(args)), "kwargs": encode_tree({})} for args in inputs]
+        wall = 3.0 + self.call_timeout_s * (2 + len(calls))
+        limits = Limits(wall_s=wall, cpu_s=wall, memory_mb=self.memory_mb, output_bytes=OUTPUT_BYTES)
+        stdin = job_input(Program(source, 1, source.count("\n") + 1), calls, "", self.call_timeout_s, 1)
+        return ExecRequest(code=runner_source(), stdin=stdin, limits=limits, hash_seed=HASH_SEED)
+
+    def run(self, source: str, inputs: Sequence[tuple]) -> JobOutcome:
+        """One job: `f(*args)` for every args in `inputs`. Raises InfraError when the sandbox itself failed."""
+        try:
+            request = self.request(source, inputs)
+        except PlainDataError as exc:
+            return JobOutcome(False, error=f"arguments are not plain data: {exc}")
+        result = self.sandbox.run(request)
+        status = str(getattr(result.status, "value", result.status))
+        if status == "sandbox_error":
+            raise InfraError(f"AZR sandbox failed: {result.error}")
+        lines = read_lines(result.stdout, len(inputs))
+        if not lines.load or lines.load.get("load") is not True:
+            why = (lines.load or {}).get("raised") or status
+            return JobOutcome(False, error=f"the program did not load ({str(why)[:80]})")
+        return JobOutcome(True, [_call_outcome(lines.calls.get(i)) for i in range(len(inputs))])
+
+    def run_many(self, jobs: Sequence[tuple[str, Sequence[tuple]]]) -> list[JobOutcome]:
+        """Many jobs at once (the batch API the population uses)."""
+        if len(jobs) <= 1:
+            return [self.run(*job) for job in jobs]
+        with ThreadPoolExecutor(max_workers=min(self.workers, len(jobs))) as pool:
+            return list(pool.map(lambda job: self.run(*job), jobs))
+
+    def run_checked(self, jobs: Sequence[tuple[str, Sequence[tuple]]]) -> list[JobOutcome]:
+        """Every job twice; a job whose two runs differ in any call is reported as nondeterministic."""
+        doubled = self.run_many([*jobs, *jobs])
+        out = []
+        for first, second in zip(doubled[: len(jobs)], doubled[len(jobs):], strict=True):
+            same = first.loaded == second.loaded and [(c.ok, c.tree) for c in first.calls] == [
+                (c.ok, c.tree) for c in second.calls]
+            out.append(first if same else JobOutcome(False, error="the program is not deterministic"))
+        return out
+
+
+_shared: AZRExecutor | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_executor() -> AZRExecutor:
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = AZRExecutor()
+        return _shared

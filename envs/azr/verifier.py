@@ -1,0 +1,218 @@
+"""AZR verifiers: solve answers judged against ground truth, proposals validated by running them.
+
+Solve (reward 1 right, 0 wrong, invalid when the asked block is missing, doubled or not a literal/program):
+  deduction  the ```output literal must equal the true output exactly (`strict_equal`); nothing runs.
+  abduction  the ```input arguments are run through the program in the sandbox; the value must equal the output.
+  induction  the ```python program is vetted, then run on every input (shown and hidden) in the sandbox; all
+             values must equal the true outputs (binary, as in the AZR scripts).
+Propose (standalone reward 1 for a valid proposal, 0 otherwise; invalid when blocks are missing or doubled):
+  the program passes the static check, differs from the reference programs shown, every input is a literal
+  argument list, and two deterministic-mode runs give the same, expressible value for every input (induction:
+  `num_inputs` distinct inputs and a message). The learnability reward needs solver samples, so the population
+  computes it (`rewards.proposer_reward`) from `judge_proposal`'s report.
+Every value is compared in this process on decoded plain data; the sandbox only ever computes `f(args)`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rlvr_gym.envs.code.plaindata import decode_tree
+from rlvr_gym.types import Task, Verdict
+
+from . import bank
+from .blocks import fence, fenced_blocks
+from .execution import AZRExecutor, shared_executor
+from .programs import args_text, check_program, expressible, literal_text, parse_args, parse_literal, strict_equal
+from .tasks import proposal_text, truth_inputs, truth_outputs
+
+MAX_MESSAGE_CHARS = 500
+
+
+@dataclass
+class ProposalReport:
+    """Everything the population needs from one proposal."""
+
+    task_type: str
+    well_formed: bool = False
+    valid: bool = False
+    error: str | None = None
+    program: str = ""
+    inputs: list[tuple] = field(default_factory=list)
+    outputs: list[Any] = field(default_factory=list)
+    message: str = ""
+
+
+def _executor(executor: AZRExecutor | None) -> AZRExecutor:
+    return executor or shared_executor()
+
+
+# ---- solve ------------------------------------------------------------------------------------------------------
+def _solve_verdict(correct: bool, detail: str) -> Verdict:
+    return Verdict(reward=float(correct), passed=correct, components={"correct": float(correct)},
+                   feedback="Correct." if correct else f"Not correct: {detail}.")
+
+
+def judge_solve(task: Task, text: str, *, executor: AZRExecutor | None = None) -> Verdict:
+    truth = task.ground_truth
+    kind = truth["task_type"]
+    outputs = truth_outputs(truth)
+    blocks = fenced_blocks(text)
+    tag = {"deduction": "output", "abduction": "input", "induction": "python"}[kind]
+    problem = blocks.problem(tag)
+    if problem:
+        return Verdict.invalid(problem)
+    body = blocks.one(tag)
+    if kind == "deduction":
+        ok, value = parse_literal(body)
+        if not ok:
+            return Verdict.invalid(f"the output is {value}")
+        return _solve_verdict(strict_equal(value, outputs[0]), "the predicted output differs")
+    if kind == "abduction":
+        ok, args = parse_args(body)
+        if not ok:
+            return Verdict.invalid(f"the input is invalid: {args}")
+        run = _executor(executor).run(truth["program"], [args])
+        right = run.all_ok and strict_equal(run.calls[0].value, outputs[0])
+        return _solve_verdict(right, "the program does not return the output on this input")
+    check = check_program(body)
+    if not check.ok:
+        return Verdict.invalid(check.error or "bad program")
+    run = _executor(executor).run(body, truth_inputs(truth))
+    right = run.all_ok and all(strict_equal(c.value, o) for c, o in zip(run.calls, outputs, strict=True))
+    return _solve_verdict(right, "the program does not reproduce every input/output pair")
+
+
+def solve_wrong_answers(task: Task, rng: random.Random) -> list[list[str]]:
+    """Near misses: perturbed outputs, inputs of other outputs (seed programs), programs that wrap the answer."""
+    truth = task.ground_truth
+    kind = truth["task_type"]
+    out = truth_outputs(truth)[0]
+    if kind == "deduction":
+        near = [[out], (out,), str(out), None]
+        if isinstance(out, int) and not isinstance(out, bool):
+            near += [out + 1, out - 1, float(out)]
+        if isinstance(out, list) and out:
+            near += [out[:-1], out[::-1], [*out, out[-1]]]
+        texts = [fence("output", literal_text(v)) for v in near if not strict_equal(v, out)]
+    elif kind == "abduction":
+        seed = bank.BY_NAME.get(truth.get("seed_name") or "")
+        texts = []
+        for _ in range(30 if seed else 0):
+            args = seed.make_input(rng)
+            if not strict_equal(bank.output_of(seed.source, args), out):
+                texts.append(fence("input", args_text(args)))
+        texts = texts[:4]
+    else:
+        program = truth["program"].replace("def f(", "def _original(", 1)
+        texts = [fence("python", f"{program}\n\ndef f(*args):\n    return [_original(*args)]"),
+                 fence("python", "def f(*args):\n    return None")]
+    return [[t] for t in texts]
+
+
+# ---- propose ----------------------------------------------------------------------------------------------------
+def _parse_proposal(task: Task, text: str, report: ProposalReport, num_inputs: int) -> str | None:
+    """Fill the report's program/inputs/message from the text; returns why it is malformed, or None."""
+    blocks = fenced_blocks(text)
+    kind = report.task_type
+    tags = ("python", "inputs", "message") if kind == "induction" else ("python", "input")
+    problem = blocks.problem(*tags)
+    if problem:
+        return problem
+    report.program = blocks.one("python")
+    lines = blocks.one("inputs").split("\n") if kind == "induction" else [blocks.one("input")]
+    lines = [line for line in lines if line.strip()]
+    if kind == "induction" and len(lines) != num_inputs:
+        return f"expected {num_inputs} input lines, found {len(lines)}"
+    for line in lines:
+        ok, args = parse_args(line)
+        if not ok:
+            return f"an input is invalid: {args}"
+        report.inputs.append(args)
+    if kind == "induction":
+        report.message = blocks.one("message").strip()
+        if not report.message or len(report.message) > MAX_MESSAGE_CHARS:
+            return "the message must be one short non-empty hint"
+    return None
+
+
+def _semantic_problem(task: Task, report: ProposalReport) -> str | None:
+    check = check_program(report.program)
+    if not check.ok:
+        return check.error
+    references = [check_program(r["program"]).canonical for r in task.ground_truth["references"]]
+    if check.canonical in references:
+        return "the program repeats a reference example"
+    if len({args_text(a) for a in report.inputs}) != len(report.inputs):
+        return "the inputs are not distinct"
+    return None
+
+
+def judge_proposals(tasks: Sequence[Task], texts: Sequence[str], *, executor: AZRExecutor | None = None,
+                    ) -> list[ProposalReport]:
+    """Reports of many proposals; all surviving programs run (twice) in one sandbox batch."""
+    reports, pending = [], []
+    for task, text in zip(tasks, texts, strict=True):
+        report = ProposalReport(task.ground_truth["task_type"])
+        num = int(task.metadata.get("num_inputs", 1)) if report.task_type == "induction" else 1
+        report.error = _parse_proposal(task, text, report, num)
+        report.well_formed = report.error is None
+        if report.well_formed:
+            report.error = _semantic_problem(task, report)
+            if report.error is None:
+                pending.append(report)
+        reports.append(report)
+    runs = _executor(executor).run_checked([(r.program, r.inputs) for r in pending])
+    for report, run in zip(pending, runs, strict=True):
+        if not run.all_ok:
+            failed = next((c.error for c in run.calls if not c.ok), None)
+            report.error = run.error or failed or "the program failed"
+        elif not all(expressible(c.value) for c in run.calls):
+            report.error = "an output cannot be written as a Python literal"
+        else:
+            report.valid, report.outputs = True, [c.value for c in run.calls]
+    return reports
+
+
+def proposal_verdict(report: ProposalReport) -> Verdict:
+    if not report.well_formed:
+        return Verdict.invalid(report.error or "malformed proposal", components={"valid": 0.0})
+    return Verdict(reward=float(report.valid), passed=report.valid, components={"valid": float(report.valid)},
+                   feedback="A valid proposal." if report.valid else f"Invalid proposal: {report.error}.")
+
+
+def propose_wrong_answers(task: Task, rng: random.Random) -> list[list[str]]:
+    """A copied reference, a banned import, a syntax error, a nondeterministic program."""
+    truth = task.ground_truth
+    kind = truth["task_type"]
+    ref = truth["references"][0]
+    oracle = bank.BY_NAME[truth["oracle"]]
+    inputs = [tuple(decode_tree(t)) for t in truth["oracle_inputs"]]
+    ref_inputs = [tuple(decode_tree(ref["input"]))] * len(inputs)
+    message = oracle.message if kind == "induction" else ""
+    variants = [
+        (ref["program"], ref_inputs if kind != "induction" else inputs),
+        ("import random\n" + oracle.source, inputs),
+        (oracle.source.replace(":", "", 1), inputs),
+        ("import time\n" + oracle.source.replace("return ", "return time.time(), ", 1), inputs),
+    ]
+    return [[proposal_text(kind, program, ins, message)] for program, ins in variants]
+
+
+# ---- the one verify ---------------------------------------------------------------------------------------------
+def verify(task: Task | dict, trajectory: Sequence[str], *, executor: AZRExecutor | None = None) -> Verdict:
+    task = task if isinstance(task, Task) else Task.model_validate(task)
+    if not trajectory:
+        return Verdict.invalid("no answer")
+    if task.metadata.get("role") == "propose":
+        return proposal_verdict(judge_proposals([task], [trajectory[0]], executor=executor)[0])
+    return judge_solve(task, trajectory[0], executor=executor)
+
+
+def wrong_answers(task: Task, rng: random.Random) -> list[list[str]]:
+    if task.metadata.get("role") == "propose":
+        return propose_wrong_answers(task, rng)
+    return solve_wrong_answers(task, rng)
