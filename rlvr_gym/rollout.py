@@ -23,6 +23,7 @@ import hashlib
 import json
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,34 +95,127 @@ class Timeouts:
 
 
 class _EnvPool:
-    """Reusable env handles; one episode per handle at a time; a handle whose call failed or hung is discarded."""
+    """Env handles shared by the episodes, one episode per handle at a time; a handle whose call failed or hung is
+    discarded.
 
-    def __init__(self, factory: Callable[[], Env], isolation: str) -> None:
+    An episode without an idle handle waits for the first of: a handle released by another episode, or a new one
+    built for the waiters. Builds are started only for waiters that the recent release rate will not serve within
+    one build time, and at most max(2, live handles) at once (a slow start): 512 episodes in flight with a fast
+    agent then share a few envs instead of building 512 (7-50 ms each for a dataset env), while slow agents that
+    hold their envs still get one each after log2(512) build rounds.
+    """
+
+    def __init__(self, factory: Callable[[], Env], isolation: str, call: Callable[..., Any]) -> None:
         self.factory = factory
         self.isolation = isolation  # "thread" or "process": what new handles are
+        self.build_timeout: float | None = None
         self.idle: list[EnvHandle] = []
         self.live: set[EnvHandle] = set()
+        self._call = call  # the runner's bounded worker-thread call
+        self._waiters: deque[asyncio.Future] = deque()
+        self._building = 0
+        self._build_s: float | None = None  # moving average of build times
+        self._releases: deque[float] = deque()  # release times within the last build time
+        self._pump_timer: asyncio.TimerHandle | None = None
+        self._closed = False
 
-    def acquire(self) -> EnvHandle:
-        """Blocking (runs in a worker thread): reuses an idle handle or builds one (a process start included)."""
-        while True:
-            try:
-                handle = self.idle.pop()  # atomic: several worker threads acquire at once
-            except IndexError:
-                break
-            if handle.isolated == (self.isolation == "process"):
+    def _fits(self, handle: EnvHandle) -> bool:
+        return handle.isolated == (self.isolation == "process")
+
+    async def acquire(self) -> EnvHandle:
+        while self.idle:
+            handle = self.idle.pop()
+            if self._fits(handle):
                 return handle
             self._close(handle)
-        fresh: EnvHandle = ProcessEnv(self.factory) if self.isolation == "process" else LocalEnv(self.factory())
-        self.live.add(fresh)
-        return fresh
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        self._pump()
+        try:
+            return await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled() and waiter.exception() is None:
+                self.release(waiter.result())  # handed over just as the episode was cancelled
+            raise
+
+    def _next_waiter(self) -> asyncio.Future | None:
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                return waiter
+        return None
 
     def release(self, handle: EnvHandle) -> None:
-        self.idle.append(handle)
+        if self._closed or not self._fits(handle):
+            self._close(handle)
+            self._pump()
+            return
+        self._releases.append(time.perf_counter())
+        waiter = self._next_waiter()
+        if waiter is not None:
+            waiter.set_result(handle)
+        else:
+            self.idle.append(handle)
 
     def discard(self, handle: EnvHandle) -> None:
         self.live.discard(handle)
         handle.kill()
+        self._pump()
+
+    def _recent_releases(self) -> int:
+        if self._build_s is None:
+            return 0
+        horizon = time.perf_counter() - self._build_s
+        while self._releases and self._releases[0] < horizon:
+            self._releases.popleft()
+        return len(self._releases)
+
+    def _pump(self) -> None:
+        """Start the builds that the waiting episodes need (see the class docstring)."""
+        if self._closed:
+            return
+        while self._waiters and self._waiters[0].done():
+            self._waiters.popleft()
+        if not self._waiters:
+            return
+        while len(self._waiters) > self._building + self._recent_releases() and self._building < max(2, len(self.live)):
+            self._building += 1
+            asyncio.ensure_future(self._build())
+        if self._waiters and self._pump_timer is None:  # releases may stop: look again after one build time
+            self._pump_timer = asyncio.get_running_loop().call_later(self._build_s or 0.05, self._repump)
+
+    def _repump(self) -> None:
+        self._pump_timer = None
+        self._pump()
+
+    def _make(self) -> EnvHandle:
+        """Runs in a worker thread (a process start included)."""
+        return ProcessEnv(self.factory) if self.isolation == "process" else LocalEnv(self.factory())
+
+    async def _build(self) -> None:
+        t0 = time.perf_counter()
+        try:
+            handle = await self._call(self._make, timeout=self.build_timeout)
+        except BaseException as exc:
+            self._building -= 1
+            waiter = self._next_waiter()  # the oldest waiting episode reports the failure ("make: ...")
+            if waiter is not None and isinstance(exc, asyncio.CancelledError):
+                waiter.cancel()
+            elif waiter is not None:
+                waiter.set_exception(exc)
+            if not isinstance(exc, Exception):
+                raise
+            self._pump()
+            return
+        self._building -= 1
+        seconds = time.perf_counter() - t0
+        self._build_s = seconds if self._build_s is None else 0.8 * self._build_s + 0.2 * seconds
+        if self._closed:
+            handle.kill()
+            return
+        self.live.add(handle)
+        self.release(handle)
+        self._pump()
 
     def _close(self, handle: EnvHandle) -> None:
         self.live.discard(handle)
@@ -131,11 +225,18 @@ class _EnvPool:
             pass
 
     def close(self) -> None:
+        self._closed = True
+        if self._pump_timer is not None:
+            self._pump_timer.cancel()
+        for waiter in self._waiters:
+            waiter.cancel()
+        self._waiters.clear()
         for handle in self.idle:
             self._close(handle)
         self.idle.clear()
         for handle in list(self.live):  # in use at shutdown (Ctrl-C): kill child processes, abandon threads
-            self.discard(handle)
+            self.live.discard(handle)
+            handle.kill()
 
 
 class _StepTimeout(Exception):
@@ -209,9 +310,10 @@ class Runner:
         self.agent = agent
         self.concurrency = concurrency
         self.auto_isolation = isolation == "auto"
-        self.pool = _EnvPool(env_factory or recipe, "thread" if isolation == "auto" else isolation)  # type: ignore[arg-type]
+        self.pool = _EnvPool(env_factory or recipe, "thread" if isolation == "auto" else isolation, self._call)  # type: ignore[arg-type]
         self.timeouts = Timeouts(step_timeout_s, episode_timeout_s, reset_timeout_s)
         self.declared = env_class_limits(recipe)
+        self.pool.build_timeout = self._limit(self.timeouts.reset_s, self.declared.reset_s)
         self._workers: EnvWorkers | None = None
 
     @property
@@ -229,6 +331,8 @@ class Runner:
         return override if override is not None else declared
 
     async def _call(self, fn: Callable[..., Any], *args: Any, timeout: float | None) -> Any:
+        """`fn(*args)` in a worker thread; a timer (not a `wait_for` task) fails the call after `timeout` seconds."""
+
         def guarded() -> Any:
             try:
                 return fn(*args)
@@ -236,16 +340,18 @@ class Runner:
                 raise _EnvFailure(exc) from exc
 
         future = self.workers.submit(guarded)
+        timer = None if timeout is None else asyncio.get_running_loop().call_later(timeout, _expire, future, timeout)
         try:
-            if timeout is None:
-                return await future
-            return await asyncio.wait_for(future, timeout)
-        except asyncio.TimeoutError as exc:
+            return await future
+        except _StepTimeout:
             self._gave_up_on_call()
-            raise _StepTimeout(f"env call exceeded {timeout:.1f}s") from exc
+            raise
         except asyncio.CancelledError:
             self._gave_up_on_call()  # episode timeout or Ctrl-C while the call runs
             raise
+        finally:
+            if timer is not None:
+                timer.cancel()
 
     def _gave_up_on_call(self) -> None:
         """The thread running the abandoned call may be stuck for good: add a fresh one in its place."""
@@ -256,18 +362,13 @@ class Runner:
 
     async def _run(self, spec: EpisodeSpec, episode: Episode) -> None:
         options = {"task": spec.task} if spec.task is not None else {"task_index": spec.task_index}
-        holder: list[EnvHandle] = []
-
-        def acquire_and_reset() -> Any:
-            # One thread hop for both; the handle is kept before reset so a failed reset can be discarded.
-            holder.append(self.pool.acquire())
-            return holder[0].reset(spec.seed, options)
-
+        holder: list[EnvHandle] = []  # the handle, once acquired (a failed reset discards it)
         t0 = time.perf_counter()
         healthy = False
         try:
+            holder.append(await self.pool.acquire())
             reset = await self._call(
-                acquire_and_reset, timeout=self._limit(self.timeouts.reset_s, self.declared.reset_s)
+                holder[0].reset, spec.seed, options, timeout=self._limit(self.timeouts.reset_s, self.declared.reset_s)
             )
         except _StepTimeout as exc:
             episode.error = EpisodeError(kind=ErrorKind.STEP_TIMEOUT, message=f"reset: {exc}", turn=0)
@@ -381,9 +482,9 @@ class Runner:
         episode = episode if episode is not None else self.new_episode(spec)
         budget = self._limit(self.timeouts.episode_s, self.declared.episode_s)
         t0 = time.perf_counter()
-        try:
-            await asyncio.wait_for(self._run(spec, episode), budget)
-        except asyncio.TimeoutError:
+        if budget is None:
+            await self._run(spec, episode)
+        elif await _within(budget, self._run(spec, episode)):
             episode.error = EpisodeError(
                 kind=ErrorKind.EPISODE_TIMEOUT, message=f"episode exceeded {budget}s", turn=len(episode.turns)
             )
@@ -400,7 +501,7 @@ class Runner:
         """Run `specs`; on cancellation (Ctrl-C) the episodes in flight are written as `interrupted` errors."""
         specs = list(specs)
         results: dict[str, Episode] = {}
-        semaphore = asyncio.Semaphore(self.concurrency)
+        todo = iter(specs)
 
         def finished(episode: Episode) -> None:
             results[episode.episode_id] = episode
@@ -409,8 +510,9 @@ class Runner:
             if on_episode is not None:
                 on_episode(episode)
 
-        async def one(spec: EpisodeSpec) -> None:
-            async with semaphore:
+        async def worker() -> None:
+            # `concurrency` workers pull from one plan: no task, semaphore wait or wait_for task per episode.
+            for spec in todo:
                 episode = self.new_episode(spec)
                 try:
                     await self.run_episode(spec, episode)
@@ -420,9 +522,9 @@ class Runner:
                     )
                     finished(episode)
                     raise
-            finished(episode)
+                finished(episode)
 
-        tasks = [asyncio.ensure_future(one(spec)) for spec in specs]
+        tasks = [asyncio.ensure_future(worker()) for _ in range(min(self.concurrency, len(specs)))]
         try:
             await asyncio.gather(*tasks)
         except BaseException:
@@ -438,6 +540,41 @@ class Runner:
         self.pool.close()
         if self._workers is not None:
             self._workers.close()
+
+
+def _expire(future: asyncio.Future, timeout: float) -> None:
+    if not future.done():
+        future.set_exception(_StepTimeout(f"env call exceeded {timeout:.1f}s"))
+
+
+async def _within(budget: float, coro: Any) -> bool:
+    """Await `coro` in the current task, cancelled after `budget` seconds; True when the budget ran out.
+
+    Like `asyncio.timeout` (3.11+), without the extra task of `wait_for`; an outside cancellation that arrives
+    together with the deadline is passed on, not swallowed.
+    """
+    task = asyncio.current_task()
+    assert task is not None
+    expired = False
+
+    def fire() -> None:
+        nonlocal expired
+        expired = True
+        task.cancel()
+
+    timer = asyncio.get_running_loop().call_later(budget, fire)
+    try:
+        await coro
+    except asyncio.CancelledError:
+        if not expired:
+            raise
+        uncancel = getattr(task, "uncancel", None)
+        if uncancel is not None and uncancel() > 0:
+            raise  # cancelled from outside as well
+        return True
+    finally:
+        timer.cancel()
+    return False
 
 
 def jsonable(value: Any) -> Any:

@@ -1,67 +1,94 @@
-"""Worker threads for sync env calls, with wake-ups coalesced in both directions.
+"""Worker threads for sync env calls: started only when needed, wake-ups coalesced in both directions.
 
-A plain `run_in_executor` costs one thread wake-up per call and one event-loop wake-up per result; with tiny env
-steps (a 20 µs verifier) those hand-offs dominate a rollout. Here idle workers are only woken when there is nobody
-busy to pick the job up, and finished results go back to the loop in batches: one loop wake-up for all results
-that are ready. Jobs stay in one shared queue, so a hung call blocks only its own thread, and `replace_one` adds
-a fresh thread for each call the runner gives up on, so hung calls never starve the pool.
+A plain `run_in_executor` costs one thread wake-up per call and one event-loop wake-up per result, and a pool sized
+for 512 episodes in flight starts 512 threads that then fight over the interpreter lock. Here jobs wait in one C
+queue (`SimpleQueue`: a blocked `get` is woken by `put` without Python-level locks), a new thread is started only
+when a job has waited about a millisecond with no idle thread to take it (so fast, GIL-bound env calls run on one
+or two threads, and calls that block in I/O still get a thread each), and finished results go back to the loop in
+batches: one loop wake-up for all results that are ready. A hung call blocks only its own thread; `replace_one`
+raises the thread limit for each call the runner gives up on, so hung calls never starve the pool.
 """
 
 from __future__ import annotations
 
 import asyncio
+import queue
 import threading
 from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+GROW_AFTER_S = 0.001  # how long queued jobs may wait for a busy thread before another thread is started
+EAGER_THREADS = 2  # threads started at once, without the wait
+
 
 class EnvWorkers:
     def __init__(self, loop: asyncio.AbstractEventLoop, threads: int, name: str = "rlvr-env") -> None:
         self._loop = loop
-        self._jobs: deque[tuple[Callable[[], Any], asyncio.Future]] = deque()
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], asyncio.Future] | None] = queue.SimpleQueue()
         self._outbox: deque[tuple[asyncio.Future, bool, Any]] = deque()
-        self._wake = threading.Condition()
-        self._idle = 0
+        self._lock = threading.Lock()
+        self._idle = 0  # threads blocked in `get`
+        self._queued = 0  # jobs put and not yet taken
+        self._started = 0
+        self._limit = threads
         self._closed = False
         self._delivery_pending = False
+        self._grow_pending = False
         self._name = name
-        self._threads: list[threading.Thread] = []
-        for _ in range(threads):
-            self._spawn()
+
+    @property
+    def threads(self) -> int:
+        """Threads started so far (the limit is only reached when calls block)."""
+        return self._started
 
     def _spawn(self) -> None:
-        thread = threading.Thread(target=self._work, name=f"{self._name}-{len(self._threads)}", daemon=True)
-        self._threads.append(thread)
+        self._started += 1
+        thread = threading.Thread(target=self._work, name=f"{self._name}-{self._started}", daemon=True)
         thread.start()
 
     def replace_one(self) -> None:
-        """Add a thread in place of one stuck in a call that timed out (that thread is abandoned, not killed)."""
+        """A thread is stuck in a call that timed out (abandoned, not killed): allow one more in its place."""
         if not self._closed:
-            self._spawn()
+            self._limit += 1
+            self._grow()
 
     def submit(self, fn: Callable[[], Any]) -> asyncio.Future:
         """Queue `fn` (from the loop thread); the returned future resolves on the loop."""
         future = self._loop.create_future()
-        self._jobs.append((fn, future))
-        with self._wake:
-            if self._idle:
-                self._wake.notify()
+        with self._lock:
+            self._queued += 1
+            short = self._queued > self._idle
+        self._jobs.put((fn, future))
+        if short:
+            if self._started < EAGER_THREADS:
+                self._spawn()
+            elif not self._grow_pending and self._started < self._limit:
+                self._grow_pending = True
+                self._loop.call_later(GROW_AFTER_S, self._grow)
         return future
+
+    def _grow(self) -> None:
+        """Start threads for jobs that are still waiting (the busy threads are slow or stuck)."""
+        self._grow_pending = False
+        if self._closed:
+            return
+        with self._lock:
+            missing = self._queued - self._idle
+        for _ in range(max(0, min(missing, self._limit - self._started))):
+            self._spawn()
 
     def _work(self) -> None:
         while True:
-            try:
-                fn, future = self._jobs.popleft()
-            except IndexError:
-                with self._wake:
-                    if self._closed:
-                        return
-                    if not self._jobs:
-                        self._idle += 1
-                        self._wake.wait()
-                        self._idle -= 1
-                continue
+            with self._lock:
+                self._idle += 1
+            job = self._jobs.get()
+            with self._lock:
+                self._idle -= 1
+                self._queued -= 1
+            if job is None:
+                return
+            fn, future = job
             try:
                 self._outbox.append((future, True, fn()))
             except BaseException as exc:  # delivered to the awaiting coroutine, never lost
@@ -86,6 +113,8 @@ class EnvWorkers:
 
     def close(self) -> None:
         """Stop idle workers; a thread stuck in a hung env call is a daemon and dies with the process."""
-        with self._wake:
-            self._closed = True
-            self._wake.notify_all()
+        self._closed = True
+        for _ in range(self._started):
+            with self._lock:
+                self._queued += 1
+            self._jobs.put(None)
