@@ -19,7 +19,7 @@ ENVS: dict[str, tuple[str, str, dict[str, str]]] = {
         {"source": "osm"},
     ),
     "-NEON": (
-        "GeoEnv",
+        "env:GeoEnv",
         "GeoX deduction on real NEON aerial photo crops with tree boxes (setup_geo.sh)",
         {"source": "neon"},
     ),
