@@ -48,7 +48,7 @@ def test_generated_puzzles_all_solvable(name, corrupt):
     assert _sweep(name, SWEEP, corrupt) == 150
 
 
-@pytest.mark.slow
+@pytest.mark.heavy  # 120 hard puzzles per family (~20-30 s each); the 150-puzzle sweep above runs by default
 @pytest.mark.parametrize("name", FAMILIES)
 def test_big_sweep_hard(name, corrupt):
     assert _sweep(name, {4: 120}, corrupt, corrupt_every=10) == 120
