@@ -33,6 +33,7 @@ phase install bash scripts/install.sh --all
 phase sandbox-setup bash scripts/setup_sandbox.sh
 phase server-setup bash scripts/setup_server.sh
 phase browser-setup bash scripts/setup_browser.sh
+phase geo-setup bash scripts/setup_geo.sh
 trap - EXIT
 timings
 
