@@ -27,6 +27,7 @@ from .manifest import read_manifest
 from .registry import env_info, list_envs, load_plugins, make
 from .rescore import rescore
 from .rollout import collect
+from .scale import run_backend
 from .summary import summarize, summarize_by
 from .types import EnvUnavailable, Episode
 
@@ -70,6 +71,8 @@ def _eval_config(args: argparse.Namespace) -> EvalConfig:
         "episode_timeout_s": args.episode_timeout,
         "reset_timeout_s": args.reset_timeout,
         "isolation": args.isolation,
+        "backend": args.backend,
+        "ray_address": args.ray_address,
         "max_errors": args.max_errors,
         "min_pass_rate": args.min_pass_rate,
     }
@@ -162,7 +165,7 @@ def run_eval(config: EvalConfig, *, show_progress: bool = True) -> tuple[list[Ep
                 bar, advance=1, reward=stats["reward"] / n, passed=stats["passed"] / n, errors=stats["errors"]
             )
 
-        async def go() -> list[Episode]:
+        async def go(backend_options: dict[str, Any]) -> list[Episode]:
             try:
                 return await collect(
                     config.env,
@@ -177,9 +180,7 @@ def run_eval(config: EvalConfig, *, show_progress: bool = True) -> tuple[list[Ep
                     force=config.force,
                     env_kwargs=config.env_kwargs,
                     step_timeout_s=config.step_timeout_s,
-                    episode_timeout_s=config.episode_timeout_s,
-                    reset_timeout_s=config.reset_timeout_s,
-                    isolation=config.isolation,
+                    **backend_options,  # isolation, reset and episode limits; an env factory on Ray
                     agent_identity=agent_cfg.model_dump(mode="json", exclude={"concurrency"}),
                     on_episode=on_episode,
                     on_resume=on_resume,
@@ -188,7 +189,16 @@ def run_eval(config: EvalConfig, *, show_progress: bool = True) -> tuple[list[Ep
                 await agent.aclose()
 
         try:
-            episodes = asyncio.run(go())
+            with run_backend(
+                config.backend,
+                config.env,
+                config.env_kwargs,
+                address=config.ray_address,
+                isolation=config.isolation,
+                reset_timeout_s=config.reset_timeout_s,
+                episode_timeout_s=config.episode_timeout_s,
+            ) as backend_options:
+                episodes = asyncio.run(go(backend_options))
         except KeyboardInterrupt:
             raise EvalInterrupted(_write_summary(config, seen, output, interrupted=True)) from None
     return episodes, _write_summary(config, episodes, output)
@@ -410,6 +420,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="run env calls in threads (fast), child processes (a hung call is killed), or auto "
         "(processes after the first timeout); default: what the env declares, else thread",
     )
+    p.add_argument(
+        "--backend",
+        choices=["local", "ray"],
+        help="where envs run: this machine (default) or Ray actors spread over a cluster (pip install rlvr-gym[ray])",
+    )
+    p.add_argument("--ray-address", help="with --backend ray: the cluster's GCS host:port (default: a private Ray)")
     p.add_argument("--group-by", action="append", help="task metadata key to break results down by")
     p.add_argument("--env-arg", action="append", metavar="KEY=VALUE", help="env constructor argument")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override any config field (dotted)")

@@ -63,6 +63,10 @@ class EvalConfig(BaseModel):
         description="where env calls run: threads (fast), child processes (killable), or auto; default: "
         "what the env declares, else thread",
     )
+    backend: Literal["local", "ray"] = Field("local", description="where envs run: this machine or Ray actors")
+    ray_address: str | None = Field(
+        None, description="with backend ray: the cluster's GCS host:port (default: a private one-node Ray on loopback)"
+    )
     group_by: list[str] = Field(default_factory=list)
     max_errors: int = Field(0, ge=0, description="exit non-zero when more infrastructure errors than this remain")
     min_pass_rate: float | None = None
