@@ -40,8 +40,13 @@ def svd_of(a: torch.Tensor, b: torch.Tensor) -> Triplets:
 
 
 def refactor(a: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """The same product B @ A in balanced SVD form, same rank."""
-    return svd_of(a, b).factors()
+    """The same product B @ A in balanced SVD form, same rank (a fresh adapter, B = 0, is kept as it is)."""
+    return (a.clone(), b.clone()) if is_fresh(a, b) else svd_of(a, b).factors()
+
+
+def is_fresh(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """peft starts B at 0: the product is 0 and its SVD form would zero A too, leaving an adapter with no gradient."""
+    return not bool(torch.any(b))
 
 
 def canonical(factors: Factors) -> Factors:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-from .lowrank import Factors, Triplets, canonical, svd_of
+from .lowrank import Factors, Triplets, canonical, is_fresh, svd_of
 
 Mutation = Callable[..., Factors]
 Crossover = Callable[..., Factors]
@@ -40,7 +40,10 @@ def _rotated(t: Triplets, sigma: float, gen: torch.Generator) -> Triplets:
 # ---- mutations --------------------------------------------------------------------------------------------------
 def m1_svd_structured(f: Factors, gen: torch.Generator, *, sigma: float = 0.1) -> Factors:
     """Jitter singular values log-normally and rotate both singular bases by I + sigma * skew(N)."""
-    return {n: _rotated(svd_of(a, b), sigma, gen).factors() for n, (a, b) in f.items()}
+    return {
+        n: (a.clone(), b.clone()) if is_fresh(a, b) else _rotated(svd_of(a, b), sigma, gen).factors()
+        for n, (a, b) in f.items()
+    }
 
 
 def m2_layer_selective_gaussian(
@@ -61,6 +64,9 @@ def m3_component_masking(f: Factors, gen: torch.Generator, *, rho: float = 0.3) 
     """Zero ceil(rho * r) random singular values (the rank of the stored factors stays r)."""
     out = {}
     for n, (a, b) in f.items():
+        if is_fresh(a, b):
+            out[n] = (a.clone(), b.clone())
+            continue
         t = svd_of(a, b)
         r = t.s.numel()
         s = t.s.clone()
@@ -106,6 +112,9 @@ def x3_svd_subspace(parents: Sequence[Factors], gen: torch.Generator, **_: objec
     first, second = parents[0], parents[1]
     out = {}
     for n in first:
+        if is_fresh(*first[n]) or is_fresh(*second[n]):
+            out[n] = tuple(t.clone() for t in first[n])
+            continue
         t1, t2 = svd_of(*first[n]), svd_of(*second[n])
         r = t1.s.numel()
         k = int(torch.randint(1, r, (1,), generator=gen)) if r > 1 else 1

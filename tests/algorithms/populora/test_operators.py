@@ -111,3 +111,10 @@ def test_two_member_population_keeps_the_best_and_replaces_the_worst():
     plan = plan_generation([0.2, 0.6], random.Random(0))
     assert [a.kind for a in plan] == ["replace", "keep"] or [a.kind for a in plan] == ["mutate", "keep"]
     assert plan[1].kind == "keep"
+
+
+@pytest.mark.parametrize("name", ["M1", "M3"])
+def test_fresh_adapters_are_not_killed_by_svd_operators(name):
+    f = {n: (a, torch.zeros_like(b)) for n, (a, b) in _factors(9).items()}
+    out = MUTATIONS[name](f, torch.Generator().manual_seed(0))
+    assert all(torch.equal(out[n][0], f[n][0]) for n in f)
