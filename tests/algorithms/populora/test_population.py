@@ -86,3 +86,22 @@ def test_generation_trains_evolves_logs_and_resumes_exactly(executor, tmp_path):
         for layer in a:
             torch.testing.assert_close(a[layer], b[layer], atol=0, rtol=0)
     assert [x.operators for x in straight.logs] == [x.operators for x in resumed.logs]
+
+
+def test_update_moves_only_the_adapter_whose_batch_has_contrast(executor):
+    from rlvr_gym.algorithms.populora.adapters import read_factors
+    from rlvr_gym.algorithms.populora.population import Sample
+
+    population = _population(executor)
+    before = {n: read_factors(population.model, n) for n in population.members}
+    ids = population._encode("def f(x): return x")
+    samples = [
+        Sample("student1", "solve:deduction", ids, torch.tensor([10, 11, 12]), 1.0),
+        Sample("student1", "solve:deduction", ids, torch.tensor([13, 14]), -0.5),
+        Sample("teacher0", "propose:deduction", ids, torch.tensor([10]), -1.0),
+    ]
+    population.update(samples)
+    for name in population.members:
+        after = read_factors(population.model, name)
+        moved = any(not torch.equal(before[name][n][1], after[n][1]) for n in after)
+        assert moved == (name == "student1"), name
