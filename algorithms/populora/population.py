@@ -55,6 +55,7 @@ class PopulationConfig:
     mutations: tuple[str, ...] = ("M1", "M4")
     crossovers: tuple[str, ...] = ("X3",)
     induction_inputs: int = 4
+    evolve: bool = True  # False: plain AZR self-play (the single-pair baseline)
 
 
 @dataclass
@@ -265,7 +266,9 @@ class Population:
                 rewards[name] = float(np.mean(mine)) if mine else 0.0
         t_fit = teacher_fitness(len(self.teachers), records_valid, records_attempts, len(self.students))
         s_fit = student_fitness(len(self.students), records_attempts)
-        operators = {**self.evolve(self.teachers, t_fit), **self.evolve(self.students, s_fit)}
+        operators = {name: "none" for name in self.members}
+        if self.config.evolve:
+            operators = {**self.evolve(self.teachers, t_fit), **self.evolve(self.students, s_fit)}
         flat_valid = [v for vs in records_valid for v in vs]
         solved = [x for a in records_attempts for x in a.solved]
         log = GenerationLog(
