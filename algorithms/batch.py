@@ -30,8 +30,14 @@ class Row:
     episode: int = 0
     ref_logprobs: list[float] | None = None  # filled by the trainer when a KL reference is used
 
-    def extend(self, ids: Sequence[int], *, generated: bool, logprobs: Sequence[float] | None = None,
-               advantages: Sequence[float] | None = None) -> None:
+    def extend(
+        self,
+        ids: Sequence[int],
+        *,
+        generated: bool,
+        logprobs: Sequence[float] | None = None,
+        advantages: Sequence[float] | None = None,
+    ) -> None:
         n = len(ids)
         self.input_ids.extend(int(i) for i in ids)
         self.loss_mask.extend([int(generated)] * n)
@@ -55,7 +61,7 @@ def episode_rows(ep: Episode, index: int, adv: AdvantageOutput, max_len: int | N
         prompt, gen = list(turn.prompt_token_ids), list(turn.token_ids)
         logprobs = turn.logprobs if turn.logprobs is not None and len(turn.logprobs) == len(gen) else None
         if cur is not None and prompt[: len(cur.input_ids)] == cur.input_ids:
-            context = prompt[len(cur.input_ids):]
+            context = prompt[len(cur.input_ids) :]
         else:
             cur = Row(episode=index)
             rows.append(cur)
@@ -69,8 +75,9 @@ def episode_rows(ep: Episode, index: int, adv: AdvantageOutput, max_len: int | N
     return [r for r in rows if r.n_generated > 0]
 
 
-def build_rows(episodes: Sequence[Episode], adv: AdvantageOutput, max_len: int | None = None,
-               skip_zero_advantage: bool = True) -> list[Row]:
+def build_rows(
+    episodes: Sequence[Episode], adv: AdvantageOutput, max_len: int | None = None, skip_zero_advantage: bool = True
+) -> list[Row]:
     """Rows of every kept episode. Rows whose advantages are all zero carry no policy gradient and are skipped
     by default (they would only cost compute; a KL/entropy term would still want them: pass False)."""
     rows: list[Row] = []
@@ -78,8 +85,9 @@ def build_rows(episodes: Sequence[Episode], adv: AdvantageOutput, max_len: int |
         if not adv.keep[i] or ep.error is not None:
             continue
         for row in episode_rows(ep, i, adv, max_len):
-            if skip_zero_advantage and not any(a != 0.0 for a, m in zip(row.advantages, row.loss_mask, strict=True)
-                                               if m):
+            if skip_zero_advantage and not any(
+                a != 0.0 for a, m in zip(row.advantages, row.loss_mask, strict=True) if m
+            ):
                 continue
             rows.append(row)
     return rows

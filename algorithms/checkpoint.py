@@ -30,8 +30,9 @@ def set_rng_state(state: dict[str, Any]) -> None:
     torch.set_rng_state(state["torch"])
 
 
-def save_checkpoint(run_dir: Path, step: int, model: Any, optimizer: torch.optim.Optimizer, state: dict[str, Any],
-                    keep: int = 2) -> Path:
+def save_checkpoint(
+    run_dir: Path, step: int, model: Any, optimizer: torch.optim.Optimizer, state: dict[str, Any], keep: int = 2
+) -> Path:
     from safetensors.torch import save_file
 
     root = run_dir / "checkpoints"

@@ -52,7 +52,7 @@ class LockstepPolicy:
     async def _run(self, batch: list[tuple[GenerationRequest, asyncio.Future[Generation]]]) -> None:
         batch.sort(key=lambda item: (item[0].sampling.seed is None, item[0].sampling.seed or 0))
         for start in range(0, len(batch), self.max_batch_size):
-            chunk = batch[start:start + self.max_batch_size]
+            chunk = batch[start : start + self.max_batch_size]
             requests = [req for req, _ in chunk]
             try:
                 sync = getattr(self.inner, "generate_sync", None)

@@ -34,8 +34,9 @@ class LossConfig:
     dual_clip: float | None = None  # lower bound on the loss of A<0 tokens with huge ratios (dual-clip PPO), e.g. 3.0
 
 
-def aggregate(values: torch.Tensor, mask: torch.Tensor, mode: Aggregation, normaliser: float | None = None,
-              max_len: int = 512) -> torch.Tensor:
+def aggregate(
+    values: torch.Tensor, mask: torch.Tensor, mode: Aggregation, normaliser: float | None = None, max_len: int = 512
+) -> torch.Tensor:
     """Reduce per-token values [rows, T] to a scalar according to `mode` (see the module docstring)."""
     masked = values * mask
     if mode == "token_mean":
@@ -98,7 +99,9 @@ def policy_loss(
         per_token = torch.where(advantages < 0, torch.minimum(per_token, -cfg.dual_clip * advantages), per_token)
     loss = aggregate(per_token, mask, cfg.aggregation, normaliser, cfg.max_len)
     with torch.no_grad():
-        is_clipped = ((ratio < 1.0 - cfg.clip_low) & (advantages < 0)) | ((ratio > 1.0 + cfg.clip_high) & (advantages > 0))
+        is_clipped = ((ratio < 1.0 - cfg.clip_low) & (advantages < 0)) | (
+            (ratio > 1.0 + cfg.clip_high) & (advantages > 0)
+        )
         metrics = {
             "tokens": mask.sum(),
             "clip_frac": (is_clipped.to(mask.dtype) * mask).sum(),
@@ -118,8 +121,9 @@ def policy_loss(
     return loss, metrics
 
 
-def gather_logprobs(logits: torch.Tensor, targets: torch.Tensor, *, with_entropy: bool = False,
-                    entropy_grad: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
+def gather_logprobs(
+    logits: torch.Tensor, targets: torch.Tensor, *, with_entropy: bool = False, entropy_grad: bool = False
+) -> tuple[torch.Tensor, torch.Tensor | None]:
     """Log-prob of `targets` under `logits` (any leading shape, last dim = vocab) in fp32, plus optional entropy."""
     logits = logits.float()
     lse = torch.logsumexp(logits, dim=-1)

@@ -54,8 +54,15 @@ def _causal_lm(model: Any) -> Any:
     return model.get_base_model() if is_peft(model) else model
 
 
-def token_logprobs(model: Any, batch: Batch, *, with_entropy: bool = False, entropy_grad: bool = False,
-                   autocast: bool = True, lm_head_fp32: bool = True) -> tuple[torch.Tensor, torch.Tensor | None]:
+def token_logprobs(
+    model: Any,
+    batch: Batch,
+    *,
+    with_entropy: bool = False,
+    entropy_grad: bool = False,
+    autocast: bool = True,
+    lm_head_fp32: bool = True,
+) -> tuple[torch.Tensor, torch.Tensor | None]:
     """Log-probs (and entropy) of `batch.targets` at masked positions; zeros elsewhere. Shapes [rows, T-1]."""
     lm = _causal_lm(model)
     sel = batch.mask > 0
@@ -65,8 +72,9 @@ def token_logprobs(model: Any, batch: Batch, *, with_entropy: bool = False, entr
     picked = hidden[:, :-1][sel]
     head = lm.get_output_embeddings()
     if lm_head_fp32:  # bf16 logits would put ~1e-2 noise on every log-prob and so on the importance ratios
-        logits = torch.nn.functional.linear(picked.float(), head.weight.float(),
-                                            None if head.bias is None else head.bias.float())
+        logits = torch.nn.functional.linear(
+            picked.float(), head.weight.float(), None if head.bias is None else head.bias.float()
+        )
     else:
         with ctx:
             logits = head(picked)

@@ -40,12 +40,14 @@ def _continuation(ep: Episode, multi_turn: str) -> list[Message]:
     return msgs
 
 
-def _pairs(group: list[Episode], strategy: str, min_margin: float, max_pairs: int | None) -> list[tuple[Episode, Episode]]:
+def _pairs(
+    group: list[Episode], strategy: str, min_margin: float, max_pairs: int | None
+) -> list[tuple[Episode, Episode]]:
     ranked = sorted(group, key=lambda e: (-e.reward, e.sample_index))
     if strategy == "best_worst":
         best, worst = ranked[0], ranked[-1]
         return [(best, worst)] if best.reward - worst.reward > min_margin else []
-    pairs = [(a, b) for i, a in enumerate(ranked) for b in ranked[i + 1:] if a.reward - b.reward > min_margin]
+    pairs = [(a, b) for i, a in enumerate(ranked) for b in ranked[i + 1 :] if a.reward - b.reward > min_margin]
     return pairs[:max_pairs] if max_pairs is not None else pairs
 
 
@@ -78,17 +80,25 @@ def episodes_to_dpo(
             if [m.text() for m in c] == [m.text() for m in r]:
                 continue
             prompt = ([Message(role="system", content=system_prompt)] if system_prompt else []) + list(
-                chosen.turns[0].observation)
+                chosen.turns[0].observation
+            )
             row = _format(prompt, c, r, format, tokenizer)
             if with_metadata:
-                row.update({"score_chosen": chosen.reward, "score_rejected": rejected.reward, "group_id": gid,
-                            "task_id": chosen.task_id})
+                row.update(
+                    {
+                        "score_chosen": chosen.reward,
+                        "score_rejected": rejected.reward,
+                        "group_id": gid,
+                        "task_id": chosen.task_id,
+                    }
+                )
             rows.append(row)
     return rows
 
 
-def _format(prompt: Sequence[Message], chosen: Sequence[Message], rejected: Sequence[Message], fmt: str,
-            tokenizer: Any) -> dict[str, Any]:
+def _format(
+    prompt: Sequence[Message], chosen: Sequence[Message], rejected: Sequence[Message], fmt: str, tokenizer: Any
+) -> dict[str, Any]:
     if fmt == "conversational":
         dump = lambda ms: [{"role": m.role, "content": m.text()} for m in ms]  # noqa: E731
         return {"prompt": dump(prompt), "chosen": dump(chosen), "rejected": dump(rejected)}

@@ -56,7 +56,7 @@ def report(run_dir: str | Path, out_dir: str | Path | None = None) -> dict[str, 
         ax.set_xlabel("step")
         ax.legend(fontsize=7)
         ax.grid(alpha=0.3)
-    for ax in list(axes.flat)[len(panels):]:
+    for ax in list(axes.flat)[len(panels) :]:
         ax.axis("off")
     fig.tight_layout()
     fig.savefig(out / "curves.png", dpi=110)
@@ -76,11 +76,21 @@ def report(run_dir: str | Path, out_dir: str | Path | None = None) -> dict[str, 
     plt.close(fig)
 
     xs, ys = series(records, "eval/reward_mean")
-    summary: dict[str, Any] = {"run_dir": str(run), "steps": max(int(r["step"]) for r in records),
-                               "files": [str(out / "curves.png"), str(out / "reward.png")]}
+    summary: dict[str, Any] = {
+        "run_dir": str(run),
+        "steps": max(int(r["step"]) for r in records),
+        "files": [str(out / "curves.png"), str(out / "reward.png")],
+    }
     if xs:
-        summary.update({"eval_first_step": xs[0], "eval_first": ys[0], "eval_last_step": xs[-1], "eval_last": ys[-1],
-                        "eval_curve": dict(zip(xs, ys, strict=True))})
+        summary.update(
+            {
+                "eval_first_step": xs[0],
+                "eval_first": ys[0],
+                "eval_last_step": xs[-1],
+                "eval_last": ys[-1],
+                "eval_curve": dict(zip(xs, ys, strict=True)),
+            }
+        )
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary
 

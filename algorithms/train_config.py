@@ -1,20 +1,49 @@
-"""Training run configuration: pydantic models, loaded from YAML with `--set key=value` overrides."""
+"""Training run configuration: pydantic models, loaded from YAML with `--set key=value` overrides.
+
+Sampling settings are `rlvr_gym.types.SamplingParams` (the one definition): `rollout.sampling` and `eval.sampling`.
+The flat keys older configs use (`rollout.temperature`, `eval.max_new_tokens`, ...) are still accepted and moved
+into those sections on load. Evaluation plays held-out tasks: `eval.env_kwargs` (e.g. `{split: eval}`) is merged
+over the rollout's env kwargs, so envs with splits evaluate on their eval split; envs without one are held out by
+index (`eval.task_offset`).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from rlvr_gym.config import apply_overrides, load_yaml
+from rlvr_gym.types import SamplingParams
 
 from .losses import Aggregation, LossConfig
 from .modeling import LORA_TARGETS
 
+SAMPLING_KEYS = tuple(SamplingParams.model_fields)
+EVAL_INHERITS = ("max_new_tokens", "stop")  # eval sampling fields taken from the rollout's unless set
+HELD_OUT_OFFSET = 1_000_000  # eval indices for envs without an eval split: disjoint from the training pool
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+def _nest_sampling(data: Any) -> Any:
+    """Move flat sampling keys (`temperature: 1.0`) into `sampling:`; a flat `None` means "not set"."""
+    if not isinstance(data, dict):
+        return data
+    flat = {k: data[k] for k in SAMPLING_KEYS if k in data}
+    if not flat:
+        return data
+    rest = {k: v for k, v in data.items() if k not in flat}
+    nested = dict(rest.get("sampling") or {})
+    for key, value in flat.items():
+        if key in nested and nested[key] != value:
+            raise ValueError(f"{key!r} given both flat and under sampling:")
+        if value is not None:
+            nested[key] = value
+    return {**rest, "sampling": nested}
 
 
 class LoraSettings(_Strict):
@@ -39,22 +68,31 @@ class RolloutSettings(_Strict):
     group_size: int = 4
     task_pool: int = 100_000  # training task indices are drawn from [task_offset, task_offset + task_pool)
     task_offset: int = 0
-    temperature: float = 1.0
-    top_p: float = 1.0
-    max_new_tokens: int = 128
+    sampling: SamplingParams = Field(default_factory=lambda: SamplingParams(max_new_tokens=128))
     system_prompt: str | None = None
     concurrency: int = 64
     max_batch_size: int = 64
     step_timeout_s: float | None = None
     episode_timeout_s: float | None = None
 
+    _flat_sampling = model_validator(mode="before")(_nest_sampling)
+
 
 class EvalSettings(_Strict):
     num_tasks: int = 32
-    task_offset: int = 1_000_000  # held out: disjoint from the training pool
+    env_kwargs: dict[str, Any] = Field(default_factory=dict)  # over rollout.env_kwargs, e.g. {split: eval}
+    task_offset: int | None = None  # None: 0 when env_kwargs pick a split, else HELD_OUT_OFFSET
     every: int = 10  # steps; also at step 0 and at the end
-    temperature: float = 0.0
-    max_new_tokens: int | None = None  # None = the rollout's
+    sampling: SamplingParams = Field(default_factory=lambda: SamplingParams(temperature=0.0))
+    pass_at_k: int = Field(0, ge=0)  # also k samples per task at the rollout's sampling: eval/pass@1, eval/pass@k
+
+    _flat_sampling = model_validator(mode="before")(_nest_sampling)
+
+    @property
+    def first_task(self) -> int:
+        if self.task_offset is not None:
+            return self.task_offset
+        return 0 if "split" in self.env_kwargs else HELD_OUT_OFFSET
 
 
 class LossSettings(_Strict):
@@ -84,12 +122,25 @@ class OptimSettings(_Strict):
     warmup_steps: int = 0
 
 
+class AlgorithmSettings(BaseModel):
+    """Which trainer runs (`name`, an `rlvr_gym.trainers` entry point) and its own settings (the other keys, checked
+    by that trainer's `settings_model` when the config loads)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str = "policy_gradient"
+
+    def options(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
 class TrainConfig(_Strict):
     """A whole run. `steps` optimisation steps, each on a fresh batch of rollouts (`epochs` passes over it)."""
 
     run_dir: Path = Path("runs/train/default")
     seed: int = 0
     steps: int = 20
+    algorithm: AlgorithmSettings = Field(default_factory=AlgorithmSettings)
     model: ModelSettings = Field(default_factory=ModelSettings)
     rollout: RolloutSettings
     eval: EvalSettings = Field(default_factory=EvalSettings)
@@ -107,6 +158,29 @@ class TrainConfig(_Strict):
     keep_checkpoints: int = 2
     tensorboard: bool = True
     progress: bool = True
+
+    @model_validator(mode="before")
+    @classmethod
+    def _eval_inherits_rollout_sampling(cls, data: Any) -> Any:
+        """Eval sampling fields not set in the config (max_new_tokens, stop) are the rollout's."""
+        if not isinstance(data, dict) or not isinstance(data.get("rollout"), dict):
+            return data
+        try:
+            rollout = RolloutSettings.model_validate(data["rollout"])
+        except ValidationError:
+            return data  # reported by the field validation that follows
+        ev = _nest_sampling(dict(data.get("eval") or {}))
+        given = dict(ev.get("sampling") or {})
+        inherited = {k: getattr(rollout.sampling, k) for k in EVAL_INHERITS if k not in given}
+        return {**data, "eval": {**ev, "sampling": {"temperature": 0.0, **inherited, **given}}}
+
+    @model_validator(mode="after")
+    def _check_algorithm(self) -> TrainConfig:
+        """Unknown trainers and misspelt trainer settings fail at load time, not after the model has loaded."""
+        from .trainer import trainer_class
+
+        trainer_class(self.algorithm.name).settings_from(self)
+        return self
 
 
 def load_config(source: str | Path | dict[str, Any] | TrainConfig, overrides: list[str] | None = None) -> TrainConfig:

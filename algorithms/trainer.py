@@ -6,6 +6,12 @@ registered estimator, turn episodes into token rows (no re-tokenisation; env tok
 `minibatches` optimizer steps each, with gradient accumulation over micro-batches. Importance ratios use the stored
 behaviour log-probs (or recomputed ones). Every step's randomness is seeded from (seed, step), so a resumed run
 reproduces the metrics of an uninterrupted one.
+
+Methods that change one part of a step subclass `Trainer` and override an extension point instead of copying the
+loop: `collect_train_episodes` (how a step's rollouts are made and grouped), `extra_loss_rows` + `extra_loss` (a
+second loss term on rows of their own, trained in the same optimizer step as their episode), and `settings_model`
+(the method's own config keys). `algorithm.name` in the config picks the class from the `rlvr_gym.trainers`
+entry points (`trainer_class`), so `rlvr-gym train` runs any registered method.
 """
 
 from __future__ import annotations
@@ -17,16 +23,17 @@ import shutil
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
+from pydantic import BaseModel
 
 from rlvr_gym.rollout import collect_sync, stable_int
 from rlvr_gym.types import Episode, SamplingParams
 
 from .advantages import AdvantageInput, AdvantageOutput, compute_advantages
-from .batch import Row, build_rows, collate, micro_batches, scatter_to_rows
+from .batch import Batch, Row, build_rows, collate, micro_batches, scatter_to_rows
 from .checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
 from .lockstep import LockstepPolicy
 from .losses import LossConfig, policy_loss
@@ -35,6 +42,7 @@ from .modeling import apply_lora, is_peft, load_model, reference_policy, token_l
 from .train_config import TrainConfig, load_config
 
 AgentFactory = Callable[[Any, Any, SamplingParams, "TrainConfig"], Any]
+TRAINERS = "rlvr_gym.trainers"  # entry-point group: algorithm name -> Trainer subclass
 
 
 def default_agent_factory(model: Any, tokenizer: Any, sampling: SamplingParams, cfg: TrainConfig) -> Any:
@@ -45,8 +53,9 @@ def default_agent_factory(model: Any, tokenizer: Any, sampling: SamplingParams, 
 
     size = cfg.rollout.max_batch_size
     policy = HFPolicy(model, tokenizer, max_batch_size=size, autocast=cfg.model.bf16_autocast)
-    return ChatAgent(LockstepPolicy(policy, max_batch_size=size), system_prompt=cfg.rollout.system_prompt,
-                     sampling=sampling)
+    return ChatAgent(
+        LockstepPolicy(policy, max_batch_size=size), system_prompt=cfg.rollout.system_prompt, sampling=sampling
+    )
 
 
 def seed_everything(seed: int) -> None:
@@ -58,8 +67,21 @@ def seed_everything(seed: int) -> None:
 class Trainer:
     """Holds model, optimizer and run state; `run()` trains to `cfg.steps`, resuming from the latest checkpoint."""
 
-    def __init__(self, cfg: TrainConfig, *, model: Any = None, tokenizer: Any = None,
-                 agent_factory: AgentFactory | None = None) -> None:
+    settings_model: ClassVar[type[BaseModel] | None] = None  # a subclass's own keys under `algorithm:`
+
+    @classmethod
+    def settings_from(cls, cfg: TrainConfig) -> BaseModel | None:
+        """This trainer's settings from `cfg.algorithm` (strict: a misspelt key is an error)."""
+        options = cfg.algorithm.options()
+        if cls.settings_model is None:
+            if options:
+                raise ValueError(f"algorithm {cfg.algorithm.name!r} takes no settings, got {sorted(options)}")
+            return None
+        return cls.settings_model.model_validate(options)
+
+    def __init__(
+        self, cfg: TrainConfig, *, model: Any = None, tokenizer: Any = None, agent_factory: AgentFactory | None = None
+    ) -> None:
         self.cfg = cfg
         self.run_dir = Path(cfg.run_dir)
         if cfg.model.threads:
@@ -76,13 +98,10 @@ class Trainer:
         self.optimizer = torch.optim.AdamW(self.params, lr=o.lr, betas=o.betas, weight_decay=o.weight_decay)
         self.step = 0
         self.estimator_state: dict[str, Any] = {}
+        self.settings = self.settings_from(cfg)
         factory = agent_factory or default_agent_factory
-        r = cfg.rollout
-        self.agent = factory(model, tokenizer, SamplingParams(temperature=r.temperature, top_p=r.top_p,
-                                                              max_new_tokens=r.max_new_tokens), cfg)
-        eval_tokens = cfg.eval.max_new_tokens or r.max_new_tokens
-        self.eval_agent = factory(model, tokenizer, SamplingParams(temperature=cfg.eval.temperature,
-                                                                   max_new_tokens=eval_tokens), cfg)
+        self.agent = factory(model, tokenizer, cfg.rollout.sampling, cfg)
+        self.eval_agent = factory(model, tokenizer, cfg.eval.sampling, cfg)
         self.pad_id = int(getattr(tokenizer, "pad_token_id", None) or 0)
         if cfg.loss.kl_coef > 0 and not is_peft(model):
             raise ValueError("kl_coef > 0 needs a LoRA model (the reference is the base with the adapter disabled)")
@@ -96,9 +115,19 @@ class Trainer:
 
     def eval_tasks(self) -> list[int]:
         e = self.cfg.eval
-        return list(range(e.task_offset, e.task_offset + e.num_tasks))
+        return list(range(e.first_task, e.first_task + e.num_tasks))
 
-    def _collect(self, agent: Any, tasks: list[int], group_size: int, seed: int) -> list[Episode]:
+    def eval_env_kwargs(self) -> dict[str, Any]:
+        return {**self.cfg.rollout.env_kwargs, **self.cfg.eval.env_kwargs}
+
+    def collect_train_episodes(self, tasks: list[int], seed: int) -> list[Episode]:
+        """Extension point: the step's rollouts of the sampled task indices. Episodes sharing a `group_id` form one
+        advantage group. Default: `group_size` samples of each task from the training agent."""
+        return self._collect(self.agent, tasks, self.cfg.rollout.group_size, seed)
+
+    def _collect(
+        self, agent: Any, tasks: list[Any], group_size: int, seed: int, env_kwargs: dict[str, Any] | None = None
+    ) -> list[Episode]:
         r = self.cfg.rollout
         policy = getattr(agent, "policy", None)
         concurrency, on_episode = r.concurrency, None
@@ -106,25 +135,57 @@ class Trainer:
             concurrency = len(tasks) * group_size
             policy.begin(concurrency)
             on_episode = policy.on_episode
-        return collect_sync(r.env, agent, tasks=tasks, group_size=group_size, concurrency=concurrency, seed=seed,
-                            env_kwargs=r.env_kwargs, step_timeout_s=r.step_timeout_s,
-                            episode_timeout_s=r.episode_timeout_s, on_episode=on_episode)
+        return collect_sync(
+            r.env,
+            agent,
+            tasks=tasks,
+            group_size=group_size,
+            concurrency=concurrency,
+            seed=seed,
+            env_kwargs=r.env_kwargs if env_kwargs is None else env_kwargs,
+            step_timeout_s=r.step_timeout_s,
+            episode_timeout_s=r.episode_timeout_s,
+            on_episode=on_episode,
+        )
 
     # ---- evaluation ------------------------------------------------------------------------------------------------
     def evaluate(self) -> dict[str, float]:
-        """Mean reward / pass rate on the fixed held-out tasks (greedy by default, one sample each)."""
+        """Mean reward / pass rate on the fixed held-out tasks (greedy by default, one sample each), and with
+        `eval.pass_at_k` = k also pass@1 / pass@k from k samples per task at the rollout's sampling settings."""
         t0 = time.perf_counter()
-        episodes = self._collect(self.eval_agent, self.eval_tasks(), 1, self.cfg.seed)
+        kwargs = self.eval_env_kwargs()
+        episodes = self._collect(self.eval_agent, self.eval_tasks(), 1, self.cfg.seed, kwargs)
         rewards = np.array([ep.reward for ep in episodes if ep.reward is not None] or [0.0])
-        return {"eval/reward_mean": float(rewards.mean()), "eval/pass_rate": float(np.mean([ep.passed for ep in episodes])),
-                "eval/errors": float(sum(ep.error is not None for ep in episodes)),
-                "eval/response_tokens": float(np.mean([_gen_tokens(ep) for ep in episodes])),
-                "eval/time_s": time.perf_counter() - t0}
+        out = {
+            "eval/reward_mean": float(rewards.mean()),
+            "eval/pass_rate": float(np.mean([ep.passed for ep in episodes])),
+            "eval/errors": float(sum(ep.error is not None for ep in episodes)),
+            "eval/response_tokens": float(np.mean([_gen_tokens(ep) for ep in episodes])),
+        }
+        k = self.cfg.eval.pass_at_k
+        if k > 0:
+            out.update(pass_at_k(self._collect(self.agent, self.eval_tasks(), k, self.cfg.seed + 1, kwargs), k))
+        out["eval/time_s"] = time.perf_counter() - t0
+        return out
 
     # ---- one update ------------------------------------------------------------------------------------------------
     def advantages(self, episodes: Sequence[Episode]) -> AdvantageOutput:
         inp = AdvantageInput.from_episodes(episodes, state=self.estimator_state)
         return compute_advantages(self.cfg.estimator, inp, **self.cfg.estimator_params)
+
+    def extra_loss_rows(self, episodes: Sequence[Episode], adv: AdvantageOutput) -> list[Row]:
+        """Extension point: rows scored by `extra_loss` instead of the surrogate (e.g. a distillation term). Each is
+        trained in the first optimizer step of an epoch that holds a surrogate row of its episode (`Row.episode`).
+        Default: none."""
+        return []
+
+    def extra_loss(
+        self, logprobs: torch.Tensor, batch: Batch, normaliser: float
+    ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        """Extension point: the loss of one micro-batch of extra rows (`logprobs` [rows, T] on `batch.mask`), with
+        `normaliser` = extra rows in this optimizer step. Returned metrics are sums over the micro-batch's rows; they
+        are reported per extra row as `update/<key>`."""
+        raise NotImplementedError(f"{type(self).__name__} returned extra rows but does not define extra_loss")
 
     def update(self, episodes: Sequence[Episode], adv: AdvantageOutput) -> dict[str, float]:
         cfg = self.cfg
@@ -132,31 +193,82 @@ class Trainer:
         rows = build_rows(episodes, adv, cfg.max_seq_len)
         if not rows:
             return {"update/rows": 0.0}
+        extra_by_episode: dict[int, list[Row]] = {}
+        for row in self.extra_loss_rows(episodes, adv):
+            extra_by_episode.setdefault(row.episode, []).append(row)
         self._fill_old_and_ref(rows)
         sums: dict[str, float] = {}
+        extra_sums: dict[str, float] = {}
         grad_norms: list[float] = []
         rng = random.Random(f"{cfg.seed}:shuffle:{self.step}")
         self.model.train()
         for _ in range(cfg.epochs):
             order = list(rows)
             rng.shuffle(order)
+            pending = dict(extra_by_episode)
             for mb in np.array_split(np.arange(len(order)), min(cfg.minibatches, len(order))):
-                grad_norms.append(self._optimizer_step([order[i] for i in mb], loss_cfg, sums))
+                chosen = [order[i] for i in mb]
+                extra = [x for e in sorted({r.episode for r in chosen}) for x in pending.pop(e, [])]
+                grad_norms.append(self._optimizer_step(chosen, loss_cfg, sums, extra, extra_sums))
         tokens = max(sums.pop("tokens", 1.0), 1.0)
         out = {f"update/{k}": v / tokens for k, v in sums.items()}
-        out.update({"update/rows": float(len(rows)), "update/grad_norm": float(np.mean(grad_norms)),
-                    "update/optimizer_steps": float(len(grad_norms)), "update/tokens": tokens})
+        out.update(
+            {
+                "update/rows": float(len(rows)),
+                "update/grad_norm": float(np.mean(grad_norms)),
+                "update/optimizer_steps": float(len(grad_norms)),
+                "update/tokens": tokens,
+            }
+        )
+        if extra_by_episode:
+            n_extra = max(extra_sums.pop("rows", 0.0), 1.0)
+            out.update({f"update/{k}": v / n_extra for k, v in extra_sums.items()})
+            out["update/extra_rows"] = float(sum(len(v) for v in extra_by_episode.values()))
         return out
 
-    def _optimizer_step(self, rows: list[Row], loss_cfg: LossConfig, sums: dict[str, float]) -> float:
+    def _extra_backward(self, rows: list[Row], sums: dict[str, float]) -> None:
+        """Accumulate the gradient of `extra_loss` over the optimizer step's extra rows."""
+        fwd = {"autocast": self.cfg.model.bf16_autocast, "lm_head_fp32": self.cfg.model.lm_head_fp32}
+        for micro in self._micro(rows):
+            batch = collate(micro, self.pad_id, self.cfg.pad_to_multiple)
+            loss, metrics = self.extra_loss(token_logprobs(self.model, batch, **fwd)[0], batch, float(len(rows)))
+            loss.backward()
+            sums["rows"] = sums.get("rows", 0.0) + len(micro)
+            for key, value in metrics.items():
+                sums[key] = sums.get(key, 0.0) + float(value)
+
+    def _optimizer_step(
+        self,
+        rows: list[Row],
+        loss_cfg: LossConfig,
+        sums: dict[str, float],
+        extra: Sequence[Row] = (),
+        extra_sums: dict[str, float] | None = None,
+    ) -> float:
+        if extra:
+            self._extra_backward(list(extra), extra_sums if extra_sums is not None else {})
         token_level = loss_cfg.aggregation == "token_mean"
         normaliser = float(sum(r.n_generated for r in rows)) if token_level else float(len(rows))
         for micro in self._micro(rows):
             batch = collate(micro, self.pad_id, self.cfg.pad_to_multiple)
-            logp, ent = token_logprobs(self.model, batch, with_entropy=True, entropy_grad=loss_cfg.entropy_coef > 0,
-                                       autocast=self.cfg.model.bf16_autocast, lm_head_fp32=self.cfg.model.lm_head_fp32)
-            loss, metrics = policy_loss(logp, batch.old_logprobs, batch.advantages, batch.mask, loss_cfg,
-                                        ref_logprobs=batch.ref_logprobs, entropy=ent, normaliser=normaliser)
+            logp, ent = token_logprobs(
+                self.model,
+                batch,
+                with_entropy=True,
+                entropy_grad=loss_cfg.entropy_coef > 0,
+                autocast=self.cfg.model.bf16_autocast,
+                lm_head_fp32=self.cfg.model.lm_head_fp32,
+            )
+            loss, metrics = policy_loss(
+                logp,
+                batch.old_logprobs,
+                batch.advantages,
+                batch.mask,
+                loss_cfg,
+                ref_logprobs=batch.ref_logprobs,
+                entropy=ent,
+                normaliser=normaliser,
+            )
             loss.backward()
             for key, value in metrics.items():
                 sums[key] = sums.get(key, 0.0) + float(value)
@@ -175,8 +287,12 @@ class Trainer:
     @torch.no_grad()
     def _fill_old_and_ref(self, rows: list[Row]) -> None:
         """Recompute old log-probs where asked or missing, and reference log-probs for the KL term/metric."""
-        need_old = [r for r in rows if self.cfg.old_logprobs == "recompute" or any(
-            math.isnan(x) for x, m in zip(r.old_logprobs, r.loss_mask, strict=True) if m)]
+        need_old = [
+            r
+            for r in rows
+            if self.cfg.old_logprobs == "recompute"
+            or any(math.isnan(x) for x, m in zip(r.old_logprobs, r.loss_mask, strict=True) if m)
+        ]
         fwd = {"autocast": self.cfg.model.bf16_autocast, "lm_head_fp32": self.cfg.model.lm_head_fp32}
         self.model.eval()
         m = self.cfg.pad_to_multiple
@@ -185,7 +301,9 @@ class Trainer:
         if self.use_ref:
             with reference_policy(self.model) as ref:
                 for micro in self._micro(rows):
-                    scatter_to_rows(micro, token_logprobs(ref, collate(micro, self.pad_id, m), **fwd)[0], "ref_logprobs")
+                    scatter_to_rows(
+                        micro, token_logprobs(ref, collate(micro, self.pad_id, m), **fwd)[0], "ref_logprobs"
+                    )
 
     def _micro(self, rows: list[Row]) -> list[list[Row]]:
         return micro_batches(rows, self.cfg.micro_batch_tokens, pad_multiple=self.cfg.pad_to_multiple)
@@ -196,7 +314,7 @@ class Trainer:
         seed_everything(step_seed)
         t0 = time.perf_counter()
         cfg = self.cfg
-        collected = self._collect(self.agent, self.train_tasks(self.step), cfg.rollout.group_size, step_seed)
+        collected = self.collect_train_episodes(self.train_tasks(self.step), step_seed)
         # Infrastructure errors carry no reward: learning from them as 0s would punish the policy for an outage.
         episodes = [ep for ep in collected if ep.error is None]
         n_errors = len(collected) - len(episodes)
@@ -230,8 +348,14 @@ class Trainer:
         return record
 
     def save(self) -> Path:
-        return save_checkpoint(self.run_dir, self.step, self.model, self.optimizer,
-                               {"estimator_state": self.estimator_state}, keep=self.cfg.keep_checkpoints)
+        return save_checkpoint(
+            self.run_dir,
+            self.step,
+            self.model,
+            self.optimizer,
+            {"estimator_state": self.estimator_state},
+            keep=self.cfg.keep_checkpoints,
+        )
 
     def resume(self) -> bool:
         path = latest_checkpoint(self.run_dir)
@@ -277,6 +401,34 @@ class Trainer:
             cb(record)
 
 
+def pass_at_k(episodes: Sequence[Episode], k: int) -> dict[str, float]:
+    """pass@1 (mean pass over a task's samples) and pass@k (any of its k samples passes), averaged over tasks; an
+    errored sample counts as a fail."""
+    by_task: dict[str, list[bool]] = {}
+    for ep in episodes:
+        by_task.setdefault(ep.group_id, []).append(bool(ep.passed) and ep.error is None)
+    if not by_task:
+        return {"eval/pass@1": 0.0, "eval/pass@k": 0.0, "eval/k": float(k)}
+    return {
+        "eval/pass@1": float(np.mean([np.mean(v) for v in by_task.values()])),
+        "eval/pass@k": float(np.mean([any(v) for v in by_task.values()])),
+        "eval/k": float(k),
+    }
+
+
+def trainer_class(name: str) -> type[Trainer]:
+    """The `Trainer` subclass registered as `name` in the `rlvr_gym.trainers` entry points."""
+    from rlvr_gym.plugins import load
+
+    try:
+        cls = load(TRAINERS, name)
+    except KeyError as exc:
+        raise ValueError(exc.args[0]) from None
+    if not (isinstance(cls, type) and issubclass(cls, Trainer)):
+        raise ValueError(f"{TRAINERS} entry {name!r} is not a Trainer subclass: {cls!r}")
+    return cls
+
+
 def _gen_tokens(ep: Episode) -> int:
     return sum(len(t.token_ids or []) for t in ep.turns)
 
@@ -298,8 +450,13 @@ class _progress:
         if self.enabled:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-            self._p = Progress(TextColumn("train"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                               TextColumn("{task.fields[info]}"))
+            self._p = Progress(
+                TextColumn("train"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TextColumn("{task.fields[info]}"),
+            )
             self._p.__enter__()
             self._task = self._p.add_task("train", total=self.total, completed=self.done, info="")
         return self.advance
@@ -317,29 +474,44 @@ class _progress:
             self._p.__exit__(*exc)
 
 
-def train(config: str | Path | dict[str, Any] | TrainConfig, *, overrides: list[str] | None = None,
-          resume: bool = True, **trainer_kwargs: Any) -> dict[str, Any]:
+def train(
+    config: str | Path | dict[str, Any] | TrainConfig,
+    *,
+    overrides: list[str] | None = None,
+    resume: bool = True,
+    **trainer_kwargs: Any,
+) -> dict[str, Any]:
     """Train from a YAML path, a dict or a TrainConfig; resumes from the run dir's latest checkpoint by default."""
     cfg = load_config(config, overrides)
-    return Trainer(cfg, **trainer_kwargs).run(resume=resume)
+    return trainer_class(cfg.algorithm.name)(cfg, **trainer_kwargs).run(resume=resume)
 
 
 def train_command(args: list[str]) -> int:
-    """`rlvr-gym train <config.yaml> [--set key=value ...] [--fresh] [--steps N] [--run-dir DIR]`."""
+    """`rlvr-gym train <config.yaml> [--set key=value ...] [--fresh] [--steps N] [--run-dir DIR]`; the config's
+    `algorithm.name` picks the trainer (GRPO-style policy gradient by default, `nudge`, ...)."""
     parser = argparse.ArgumentParser(prog="rlvr-gym train", description="RL-train a policy on an env (LoRA/full).")
-    parser.add_argument("config", help="YAML train config (see configs/quickstart-math.yaml)")
-    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a config field, dotted keys for nesting (e.g. --set rollout.group_size=8)")
+    parser.add_argument("config", nargs="?", help="YAML train config (see configs/quickstart-math.yaml)")
+    parser.add_argument("--config", dest="config_opt", metavar="CONFIG", help="the same, as an option")
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config field, dotted keys for nesting (e.g. --set rollout.group_size=8)",
+    )
     parser.add_argument("--steps", type=int, help="shortcut for --set steps=N")
     parser.add_argument("--run-dir", help="shortcut for --set run_dir=DIR")
     parser.add_argument("--fresh", action="store_true", help="ignore existing checkpoints in the run dir")
     ns = parser.parse_args(args)
+    if (ns.config is None) == (ns.config_opt is None):
+        parser.error("give the config once, as CONFIG or --config CONFIG")
     overrides = list(ns.overrides)
     if ns.steps is not None:
         overrides.append(f"steps={ns.steps}")
     if ns.run_dir:
         overrides.append(f"run_dir={ns.run_dir}")
-    result = train(ns.config, overrides=overrides, resume=not ns.fresh)
+    result = train(ns.config or ns.config_opt, overrides=overrides, resume=not ns.fresh)
     from rich.console import Console
 
     Console().print({k: (round(v, 4) if isinstance(v, float) else v) for k, v in result.items()})

@@ -62,6 +62,7 @@ def distill_loss(
     """-coef * sum_rows(A_row * mean-token log-prob) / normaliser, tensors [rows, T] on predicted positions.
 
     `normaliser` = number of distillation rows in the whole minibatch, so micro-batch losses add up to the mean.
+    Metrics are sums over the rows (the trainer reports them per row): mean-token log-prob and per-row loss.
     """
     mask = mask.to(logprobs.dtype)
     n_tok = mask.sum(-1).clamp(min=1.0)
@@ -69,7 +70,6 @@ def distill_loss(
     weight = (advantages * mask).sum(-1) / n_tok
     loss = -coef * (weight * seq_logp).sum() / max(normaliser, 1.0)
     return loss, {
-        "distill_rows": torch.tensor(float(logprobs.shape[0])),
         "distill_logp": seq_logp.detach().sum(),
         "distill_loss": loss.detach() * max(normaliser, 1.0),
     }

@@ -15,12 +15,16 @@ class LengthEnv(AnswerEnv):
 
     family = "test"
 
-    def __init__(self, **kwargs):
-        super().__init__(max_attempts=2, **kwargs)
+    def __init__(self, max_attempts: int = 2, **kwargs):
+        super().__init__(max_attempts=max_attempts, **kwargs)
 
     def get_task(self, index: int) -> Task:
-        return Task(id=f"len-{index}", prompt=f"Write a sentence about the number {index}.", ground_truth=None,
-                    metadata={"index": index})
+        return Task(
+            id=f"len-{index}",
+            prompt=f"Write a sentence about the number {index}.",
+            ground_truth=None,
+            metadata={"index": index},
+        )
 
     def score_answer(self, task: Task, text: str) -> Verdict:
         letters = [c for c in text.lower() if c.isalpha()]
@@ -49,7 +53,16 @@ def tiny_model(tokenizer):
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(0)
-    cfg = LlamaConfig(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
-                      eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id, tie_word_embeddings=True)
+    cfg = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        tie_word_embeddings=True,
+    )
     return LlamaForCausalLM(cfg)

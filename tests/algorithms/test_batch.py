@@ -12,9 +12,17 @@ from rlvr_gym.types import Episode, Turn
 
 
 def episode(turns, reward=1.0):
-    return Episode(episode_id="e", env_id="x", task_id="t", group_id="g", total_reward=reward,
-                   turns=[Turn(index=i, observation=[], action="", prompt_token_ids=p, token_ids=g, logprobs=lp)
-                          for i, (p, g, lp) in enumerate(turns)])
+    return Episode(
+        episode_id="e",
+        env_id="x",
+        task_id="t",
+        group_id="g",
+        total_reward=reward,
+        turns=[
+            Turn(index=i, observation=[], action="", prompt_token_ids=p, token_ids=g, logprobs=lp)
+            for i, (p, g, lp) in enumerate(turns)
+        ],
+    )
 
 
 def test_multi_turn_episode_is_one_row_with_env_tokens_masked():

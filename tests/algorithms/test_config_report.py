@@ -23,7 +23,8 @@ def test_quickstart_config_validates_and_overrides():
 
 def test_report_writes_pngs(tmp_path):
     records = [{"step": 0, "eval/reward_mean": 0.1}] + [
-        {"step": s, "reward_mean": 0.1 * s, "acr": 0.5, "kl_ref": 0.01 * s, "time/step_s": 2.0} for s in (1, 2, 3)]
+        {"step": s, "reward_mean": 0.1 * s, "acr": 0.5, "kl_ref": 0.01 * s, "time/step_s": 2.0} for s in (1, 2, 3)
+    ]
     records[-1]["eval/reward_mean"] = 0.4
     (tmp_path / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     summary = report(tmp_path)

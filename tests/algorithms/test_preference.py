@@ -7,23 +7,41 @@ from rlvr_gym.types import Episode, EpisodeError, ErrorKind, Message, Turn, Verd
 
 
 def ep(gid, i, reward, actions, error=False):
-    turns = [Turn(index=k, observation=[Message(role="user", content="Q?" if k == 0 else "Try again.")], action=a)
-             for k, a in enumerate(actions)]
-    return Episode(episode_id=f"{gid}|{i}", env_id="e", task_id=gid, group_id=gid, sample_index=i, turns=turns,
-                   verdict=Verdict(reward=reward, passed=reward > 0.5),
-                   error=EpisodeError(kind=ErrorKind.ENV_ERROR, message="x") if error else None)
+    turns = [
+        Turn(index=k, observation=[Message(role="user", content="Q?" if k == 0 else "Try again.")], action=a)
+        for k, a in enumerate(actions)
+    ]
+    return Episode(
+        episode_id=f"{gid}|{i}",
+        env_id="e",
+        task_id=gid,
+        group_id=gid,
+        sample_index=i,
+        turns=turns,
+        verdict=Verdict(reward=reward, passed=reward > 0.5),
+        error=EpisodeError(kind=ErrorKind.ENV_ERROR, message="x") if error else None,
+    )
 
 
 def test_best_worst_conversational_multi_turn(tmp_path):
-    eps = [ep("g1", 0, 0.0, ["a"]), ep("g1", 1, 1.0, ["b", "c"]), ep("g1", 2, 0.5, ["d"]),
-           ep("g2", 0, 1.0, ["x"]), ep("g2", 1, 1.0, ["y"]),  # no reward gap -> no pair
-           ep("g3", 0, 1.0, ["p"]), ep("g3", 1, 0.0, ["q"], error=True)]  # failed episode ignored
+    eps = [
+        ep("g1", 0, 0.0, ["a"]),
+        ep("g1", 1, 1.0, ["b", "c"]),
+        ep("g1", 2, 0.5, ["d"]),
+        ep("g2", 0, 1.0, ["x"]),
+        ep("g2", 1, 1.0, ["y"]),  # no reward gap -> no pair
+        ep("g3", 0, 1.0, ["p"]),
+        ep("g3", 1, 0.0, ["q"], error=True),
+    ]  # failed episode ignored
     rows = episodes_to_dpo(eps, system_prompt="S")
     assert len(rows) == 1
     row = rows[0]
     assert row["prompt"] == [{"role": "system", "content": "S"}, {"role": "user", "content": "Q?"}]
-    assert row["chosen"] == [{"role": "assistant", "content": "b"}, {"role": "user", "content": "Try again."},
-                             {"role": "assistant", "content": "c"}]
+    assert row["chosen"] == [
+        {"role": "assistant", "content": "b"},
+        {"role": "user", "content": "Try again."},
+        {"role": "assistant", "content": "c"},
+    ]
     assert row["rejected"] == [{"role": "assistant", "content": "a"}]
     assert (row["score_chosen"], row["score_rejected"]) == (1.0, 0.0)
     first = episodes_to_dpo(eps, multi_turn="first_turn")[0]

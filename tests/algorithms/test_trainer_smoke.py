@@ -21,11 +21,19 @@ class Killed(Exception):
 
 def _cfg(env_id, run_dir, steps=2, **extra):
     data = {
-        "run_dir": str(run_dir), "seed": 3, "steps": steps, "tensorboard": False, "progress": False,
+        "run_dir": str(run_dir),
+        "seed": 3,
+        "steps": steps,
+        "tensorboard": False,
+        "progress": False,
         "model": {"lora": {"r": 4, "alpha": 8}, "threads": 2},
         "rollout": {"env": env_id, "prompts_per_step": 2, "group_size": 3, "max_new_tokens": 8, "temperature": 1.0},
         "eval": {"num_tasks": 2, "every": 100, "max_new_tokens": 4},
-        "optim": {"lr": 5e-3}, "epochs": 1, "minibatches": 2, "micro_batch_tokens": 256, "checkpoint_every": 1,
+        "optim": {"lr": 5e-3},
+        "epochs": 1,
+        "minibatches": 2,
+        "micro_batch_tokens": 256,
+        "checkpoint_every": 1,
     }
     data.update(extra)
     return load_config(data)
@@ -69,7 +77,11 @@ def test_training_smoke_and_exact_resume(length_env_id, tiny_model, tokenizer, t
     resumed.run()
     assert resumed.step == 2
     again = read_metrics(tmp_path / "b" / "metrics.jsonl")
-    diffs = [(a["step"], k, a.get(k), b.get(k)) for a, b in zip(_strip(again), _strip(records), strict=True)
-             for k in a.keys() | b.keys() if a.get(k) != b.get(k)]
+    diffs = [
+        (a["step"], k, a.get(k), b.get(k))
+        for a, b in zip(_strip(again), _strip(records), strict=True)
+        for k in a.keys() | b.keys()
+        if a.get(k) != b.get(k)
+    ]
     assert not diffs, diffs[:6]
     torch.testing.assert_close(trainable_state(resumed.model), after, rtol=0, atol=0)

@@ -8,9 +8,9 @@ import pytest
 import torch
 
 from rlvr_gym.algorithms.nudge.allocation import nudge_meta
-from rlvr_gym.algorithms.nudge.config import load_nudge_config
 from rlvr_gym.algorithms.nudge.distill import distill_loss, distill_rows
 from rlvr_gym.algorithms.nudge.trainer import NudgeTrainer
+from rlvr_gym.algorithms.train_config import load_config
 
 from .conftest import nudge_data
 
@@ -25,19 +25,17 @@ def test_distill_loss_by_hand():
     loss.backward()
     # d/dlogp = -coef * A / |y| / normaliser at masked positions
     torch.testing.assert_close(logp.grad, torch.tensor([[-0.0125, -0.0125, 0.0], [0.05, 0.0, 0.0]]))
-    assert metrics["distill_rows"].item() == 2
+    assert metrics["distill_logp"].item() == pytest.approx(-4.0)
+    assert metrics["distill_loss"].item() == pytest.approx(-0.1)
 
 
 @pytest.fixture()
-def trainer(vowel_env_id, tiny_model, tokenizer, tmp_path):
-    cfg, nudge = load_nudge_config(nudge_data(vowel_env_id, tmp_path, p_drop=0.5))
-    return NudgeTrainer(cfg, nudge, model=tiny_model, tokenizer=tokenizer)
+def trainer(length_env_id, tiny_model, tokenizer, tmp_path):
+    return NudgeTrainer(load_config(nudge_data(length_env_id, tmp_path)), model=tiny_model, tokenizer=tokenizer)
 
 
 def test_distill_rows_strip_the_context_and_keep_the_response(trainer):
-    trainer._allocating = True
-    episodes = trainer._collect(trainer.agent, [0, 1], 4, seed=11)
-    trainer._allocating = False
+    episodes = trainer.collect_train_episodes([0, 1], seed=11)
     assert len(episodes) == 8 and len({ep.group_id for ep in episodes}) == 2
     hinted = [i for i, ep in enumerate(episodes) if nudge_meta(ep)["context_id"] is not None]
     dropped = [i for i, ep in enumerate(episodes) if nudge_meta(ep)["context_id"] is None]
@@ -61,18 +59,18 @@ def test_distill_rows_strip_the_context_and_keep_the_response(trainer):
             assert row.input_ids[:n_prompt] == plain_by_problem[problem]
 
 
-def test_one_step_with_distillation_moves_lora_differently(vowel_env_id, tokenizer, tiny_model, tmp_path):
+def test_one_step_with_distillation_moves_lora_differently(length_env_id, tokenizer, tiny_model, tmp_path):
     import copy
 
     from rlvr_gym.algorithms.modeling import trainable_state
 
     states = []
     for coef in (0.0, 1.0):
-        cfg, nudge = load_nudge_config(nudge_data(vowel_env_id, tmp_path / str(coef), distill_coef=coef, pass_at_k=0))
-        t = NudgeTrainer(cfg, nudge, model=copy.deepcopy(tiny_model), tokenizer=tokenizer)
+        cfg = load_config(nudge_data(length_env_id, tmp_path / str(coef), distill_coef=coef, pass_at_k=0))
+        t = NudgeTrainer(cfg, model=copy.deepcopy(tiny_model), tokenizer=tokenizer)
         record = t.train_step()
         assert math.isfinite(record["update/pg_loss"]) and record["update/rows"] > 0
-        assert (record["update/distill_rows"] > 0) == (coef > 0)
+        assert (record.get("update/extra_rows", 0) > 0) == (coef > 0)
         if coef:
             assert math.isfinite(record["update/distill_logp"]) and record["update/distill_logp"] < 0
         states.append(trainable_state(t.model))
