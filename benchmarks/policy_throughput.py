@@ -1,5 +1,6 @@
-"""Policy throughput: generated tokens/s of the HF policy at batch 1 vs 8, and of the openai policy against a real
-llama.cpp server at concurrency 1 vs 8. Both run the embedded SmolLM2 on the same prompts in the same run.
+"""Policy throughput: generated tokens/s of the HF policy at batch 1 vs 8, beside bare `model.generate` at batch 1
+vs 8 (the baseline for the batching gain), and of the openai policy against a real llama.cpp server at concurrency
+1 vs 8. All run the embedded SmolLM2 on the same prompts in the same run.
 
     python benchmarks/policy_throughput.py [--max-new-tokens 48] [--requests 8] [--skip-server]
 
@@ -79,6 +80,60 @@ def bench_hf(n: int, max_new_tokens: int) -> dict[str, float]:
     return {"hf_batch1_tok_s": b1, "hf_batch8_tok_s": b8, "hf_ratio": b8 / b1}
 
 
+def bench_bare_generate(n: int, max_new_tokens: int) -> dict[str, float]:
+    """Bare transformers `generate` on the same prompts: batch 1 one by one, then batches of 8 (left padding).
+
+    Tokens are counted up to each row's first end-of-sequence token, as the policy counts them, so a batch that
+    keeps decoding finished rows pays for it here too.
+    """
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from rlvr_gym.agents.models import smollm2_path
+    from rlvr_gym.agents.templates import eos_token_ids
+
+    path = smollm2_path()
+    tok = AutoTokenizer.from_pretrained(path, padding_side="left")
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
+    eos = set(eos_token_ids(tok, model.generation_config))
+    pad = tok.pad_token_id if tok.pad_token_id is not None else min(eos)
+    texts = [
+        tok.apply_chat_template(
+            [{"role": "user", "content": PROMPTS[i % len(PROMPTS)]}], tokenize=False, add_generation_prompt=True
+        )
+        for i in range(n)
+    ]
+
+    def run(batch: list[str]) -> int:
+        enc = tok(batch, return_tensors="pt", padding=True, add_special_tokens=False)
+        with torch.inference_mode():
+            out = model.generate(
+                **enc,
+                do_sample=True,
+                temperature=1.0,
+                max_new_tokens=max_new_tokens,
+                pad_token_id=pad,
+                eos_token_id=sorted(eos),
+            )
+        count = 0
+        for row in out[:, enc["input_ids"].shape[1] :].tolist():
+            count += next((i + 1 for i, t in enumerate(row) if t in eos), len(row))
+        return count
+
+    print("bare model.generate (SmolLM2-135M, float32):")
+    torch.manual_seed(0)
+    run(texts[:1])  # warm-up
+    rates = {}
+    for label, size in (("batch 1 (sequential)", 1), ("batch 8", 8)):
+        t0 = time.perf_counter()
+        count = sum(run(texts[i : i + size]) for i in range(0, n, size))
+        elapsed = time.perf_counter() - t0
+        rates[size] = count / elapsed
+        print(f"  {label:<28} {count:5d} tokens in {elapsed:7.2f}s = {rates[size]:7.1f} tok/s")
+    print(f"  ratio batch8/batch1 = {rates[8] / rates[1]:.2f}x")
+    return {"bare_batch1_tok_s": rates[1], "bare_batch8_tok_s": rates[8], "bare_ratio": rates[8] / rates[1]}
+
+
 def bench_openai(n: int, max_new_tokens: int) -> dict[str, float]:
     from rlvr_gym.agents.local_server import LlamaCppServer
     from rlvr_gym.agents.openai import OpenAIPolicy
@@ -107,6 +162,9 @@ def main() -> None:
         "max_new_tokens": args.max_new_tokens,
     }
     result.update(bench_hf(args.requests, args.max_new_tokens))
+    result.update(bench_bare_generate(args.requests, args.max_new_tokens))
+    result["hf_gain_vs_bare_gain"] = result["hf_ratio"] / result["bare_ratio"]
+    print(f"HF policy's batching gain / bare generate's gain = {result['hf_gain_vs_bare_gain']:.2f} (target >= 0.9)")
     if not args.skip_server:
         result.update(bench_openai(args.requests, args.max_new_tokens))
     print(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in result.items()}))

@@ -1,6 +1,6 @@
 """Shared ALFWorld test data: the generated-set size and 1 MB adversarial replies (issue #14 item 2)."""
 
-GAMES_PER_TYPE = 3  # 18 games: every task type three times (generation is ~2 s a game on 2 cores)
+GAMES_PER_TYPE = 2  # 12 games: every task type twice (generation is ~4 s a game on 2 cores)
 
 MB = 1_000_000
 ADVERSARIAL = {

@@ -383,7 +383,7 @@ def run(index):
             *_, terminated, _, _ = env.step(action)
     return terminated
 with concurrent.futures.ThreadPoolExecutor(4) as pool:
-    out = list(pool.map(run, range(8)))
+    out = list(pool.map(run, range(4)))
 assert all(out), out
 assert sys.argv == ["rlvr-gym", "train", "cfg.yaml", "--fresh"], sys.argv
 """
