@@ -3,9 +3,12 @@
 A plain `run_in_executor` costs one thread wake-up per call and one event-loop wake-up per result, and a pool sized
 for 512 episodes in flight starts 512 threads that then fight over the interpreter lock. Here jobs wait in one C
 queue (`SimpleQueue`: a blocked `get` is woken by `put` without Python-level locks), a new thread is started only
-when a job has waited about a millisecond with no idle thread to take it (so fast, GIL-bound env calls run on one
-or two threads, and calls that block in I/O still get a thread each), and finished results go back to the loop in
-batches: one loop wake-up for all results that are ready. A hung call blocks only its own thread; `replace_one`
+when jobs have waited two GIL switch intervals (10 ms) with no idle thread and no thread has taken a job in that time (the busy
+threads are blocked), and then at most as many as are running (doubling): fast, GIL-bound env calls keep running
+on one or two threads however many episodes are in flight, while calls that block in I/O still get a thread each
+after a few doublings. (Starting hundreds of threads at once cost ~20 ms a start under GIL contention and made 512
+episodes in flight 4x slower than 64.) Finished results go back to the loop in batches: one loop wake-up for all
+results that are ready. A hung call blocks only its own thread; `replace_one`
 raises the thread limit for each call the runner gives up on, so hung calls never starve the pool.
 """
 
@@ -13,12 +16,16 @@ from __future__ import annotations
 
 import asyncio
 import queue
+import sys
 import threading
 from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-GROW_AFTER_S = 0.001  # how long queued jobs may wait for a busy thread before another thread is started
+# How long queued jobs may wait, with no job taken by any thread, before more threads start: two GIL switch
+# intervals, so that threads merely waiting for the interpreter lock (the loop thread holds it between switches)
+# are not mistaken for blocked ones.
+GROW_AFTER_S = 2 * sys.getswitchinterval()
 EAGER_THREADS = 2  # threads started at once, without the wait
 
 
@@ -30,6 +37,7 @@ class EnvWorkers:
         self._lock = threading.Lock()
         self._idle = 0  # threads blocked in `get`
         self._queued = 0  # jobs put and not yet taken
+        self._taken = 0  # jobs taken so far (progress, read by `_grow`)
         self._started = 0
         self._limit = threads
         self._closed = False
@@ -51,7 +59,8 @@ class EnvWorkers:
         """A thread is stuck in a call that timed out (abandoned, not killed): allow one more in its place."""
         if not self._closed:
             self._limit += 1
-            self._grow()
+            if self._missing() > 0:
+                self._spawn()
 
     def submit(self, fn: Callable[[], Any]) -> asyncio.Future:
         """Queue `fn` (from the loop thread); the returned future resolves on the loop."""
@@ -64,19 +73,27 @@ class EnvWorkers:
             if self._started < EAGER_THREADS:
                 self._spawn()
             elif not self._grow_pending and self._started < self._limit:
-                self._grow_pending = True
-                self._loop.call_later(GROW_AFTER_S, self._grow)
+                self._schedule_grow()
         return future
 
-    def _grow(self) -> None:
-        """Start threads for jobs that are still waiting (the busy threads are slow or stuck)."""
-        self._grow_pending = False
-        if self._closed:
-            return
+    def _schedule_grow(self) -> None:
+        self._grow_pending = True
+        self._loop.call_later(GROW_AFTER_S, self._grow, self._taken)
+
+    def _missing(self) -> int:
         with self._lock:
-            missing = self._queued - self._idle
-        for _ in range(max(0, min(missing, self._limit - self._started))):
-            self._spawn()
+            return self._queued - self._idle
+
+    def _grow(self, taken_before: int) -> None:
+        """Start threads for waiting jobs if the busy threads took none since `taken_before` (they are blocked)."""
+        self._grow_pending = False
+        if self._closed or self._missing() <= 0 or self._started >= self._limit:
+            return
+        if self._taken == taken_before:
+            for _ in range(min(self._missing(), self._limit - self._started, max(1, self._started))):
+                self._spawn()
+        if self._missing() > 0 and self._started < self._limit:
+            self._schedule_grow()
 
     def _work(self) -> None:
         while True:
@@ -86,6 +103,7 @@ class EnvWorkers:
             with self._lock:
                 self._idle -= 1
                 self._queued -= 1
+                self._taken += 1
             if job is None:
                 return
             fn, future = job

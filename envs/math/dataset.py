@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import threading
 from collections.abc import Iterator, Sequence
 from importlib import resources
 from pathlib import Path
@@ -134,6 +135,29 @@ def _load(
     return tuple(rows)
 
 
+_LOAD_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=64)
+def _split_rows(
+    files: tuple[tuple[str, int], ...],
+    question_field: str | None,
+    answer_field: str | None,
+    max_rows: int | None,
+    split: str,
+    eval_fraction: float,
+) -> tuple[dict[str, Any], ...]:
+    rows = _load(files, question_field, answer_field, max_rows)
+    return tuple(row for row in rows if split_of(row["question"], eval_fraction) == split)
+
+
+def split_rows(*key: Any) -> tuple[dict[str, Any], ...]:
+    """One split's rows, parsed once per process: the runner builds envs on many threads at once, and without
+    the lock every one of them would parse the same files (512 in flight: 461 parses of a 5,000-row file)."""
+    with _LOAD_LOCK:
+        return _split_rows(*key)
+
+
 class MathDatasetTasks(TaskSource):
     """Problems from files (the bundled 20-problem sample by default), split by question hash."""
 
@@ -151,8 +175,7 @@ class MathDatasetTasks(TaskSource):
     ) -> None:
         super().__init__(split=split, seed=seed)
         files = tuple((str(p.resolve()), p.stat().st_mtime_ns) for p in file_list(data_files))
-        rows = _load(files, question_field, answer_field, max_rows)
-        self.rows = [row for row in rows if split_of(row["question"], self.eval_fraction) == split]
+        self.rows = split_rows(files, question_field, answer_field, max_rows, split, self.eval_fraction)
         if not self.rows:
             raise ValueError(f"no {split} rows in {[name for name, _ in files]} (rows are split by question hash)")
 
