@@ -11,7 +11,6 @@ about n / workers job times).
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from typing import Any
 from rlvr_gym.envs.code.harness import read_lines, runner_source
 from rlvr_gym.envs.code.plaindata import PlainDataError, decode_tree, encode_tree
 from rlvr_gym.envs.code.program import Program
+from rlvr_gym.sandboxes.handle import SandboxHandle, process_wide
 from rlvr_gym.types import InfraError
 
 from .programs import ENTRY
@@ -64,28 +64,15 @@ def _call_outcome(record: dict | None) -> CallOutcome:
     return CallOutcome(False, error=str(record.get("bad", "no value"))[:200])
 
 
-class AZRExecutor:
+class AZRExecutor(SandboxHandle):
     """Deterministic-mode execution of AZR programs on a (shared, thread-safe) sandbox."""
 
     def __init__(self, sandbox: Any = None, *, call_timeout_s: float = 1.0, memory_mb: int = 256,
                  workers: int | None = None) -> None:
-        self._sandbox = sandbox
-        self._lock = threading.Lock()
+        super().__init__(sandbox)
         self.call_timeout_s = call_timeout_s
         self.memory_mb = memory_mb
         self.workers = workers or max(2, min(16, 2 * (os.cpu_count() or 1)))
-
-    def __deepcopy__(self, memo: dict) -> AZRExecutor:
-        return self  # a handle on a shared sandbox (gymnasium.make deep-copies env kwargs)
-
-    @property
-    def sandbox(self) -> Any:
-        with self._lock:
-            if self._sandbox is None:
-                from rlvr_gym.sandboxes import get_sandbox
-
-                self._sandbox = get_sandbox()
-            return self._sandbox
 
     def request(self, source: str, inputs: Sequence[tuple]) -> Any:
         from rlvr_gym.envs.code.harness import job_input
@@ -131,13 +118,4 @@ class AZRExecutor:
         return out
 
 
-_shared: AZRExecutor | None = None
-_shared_lock = threading.Lock()
-
-
-def shared_executor() -> AZRExecutor:
-    global _shared
-    with _shared_lock:
-        if _shared is None:
-            _shared = AZRExecutor()
-        return _shared
+shared_executor = process_wide(AZRExecutor)

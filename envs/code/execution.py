@@ -8,10 +8,11 @@ warm workers are kept busy when a whole dataset is scored.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
+
+from rlvr_gym.sandboxes.handle import SandboxHandle, process_wide
 
 from .harness import JobLines, TestRun, job_input, read_lines, runner_source
 from .judge import judge
@@ -24,20 +25,7 @@ if TYPE_CHECKING:
     from rlvr_gym.sandboxes.base import ExecResult, Limits, Sandbox
 
 
-def _default_sandbox(backend: str | None) -> Sandbox:
-    from rlvr_gym.sandboxes import base
-
-    factory = getattr(base, "get_sandbox", None)
-    if factory is None:
-        import rlvr_gym.sandboxes as package
-
-        factory = getattr(package, "get_sandbox", None)
-    if factory is None:
-        raise RuntimeError("rlvr_gym.sandboxes provides no get_sandbox(); pass a sandbox explicitly")
-    return factory(backend) if backend else factory()
-
-
-class CodeExecutor:
+class CodeExecutor(SandboxHandle):
     """Runs test jobs and snippets for the code envs; owns (or borrows) one sandbox."""
 
     def __init__(
@@ -52,25 +40,13 @@ class CodeExecutor:
         run_wall_s: float = 5.0,
         workers: int | None = None,
     ) -> None:
-        self._sandbox = sandbox
-        self._backend = backend
-        self._lock = threading.Lock()
+        super().__init__(sandbox, backend)
         self.case_timeout_s = case_timeout_s
         self.max_timeouts = max_timeouts
         self.max_test_wall_s = max_test_wall_s
         self.memory_mb = memory_mb
         self.run_wall_s = run_wall_s
         self.workers = workers or max(2, min(32, 4 * (os.cpu_count() or 1)))
-
-    def __deepcopy__(self, memo: dict) -> CodeExecutor:
-        return self  # a handle on a shared sandbox (gymnasium.make deep-copies env kwargs)
-
-    @property
-    def sandbox(self) -> Sandbox:
-        with self._lock:
-            if self._sandbox is None:
-                self._sandbox = _default_sandbox(self._backend)
-            return self._sandbox
 
     def _limits(self, wall_s: float) -> Limits:
         from rlvr_gym.sandboxes.base import Limits
@@ -108,12 +84,6 @@ class CodeExecutor:
 
         return self.sandbox.run(ExecRequest(code=program.source, limits=self._limits(self.run_wall_s)))
 
-    def close(self) -> None:
-        with self._lock:
-            if self._sandbox is not None:
-                self._sandbox.close()
-                self._sandbox = None
-
 
 def _status(result: ExecResult) -> str:
     status = result.status
@@ -124,14 +94,4 @@ def _sandbox_error(result: ExecResult) -> str | None:
     return (result.error or "sandbox error") if _status(result) == "sandbox_error" else None
 
 
-_shared: CodeExecutor | None = None
-_shared_lock = threading.Lock()
-
-
-def shared_executor() -> CodeExecutor:
-    """One process-wide executor on the default sandbox, created on first use."""
-    global _shared
-    with _shared_lock:
-        if _shared is None:
-            _shared = CodeExecutor()
-        return _shared
+shared_executor = process_wide(CodeExecutor)

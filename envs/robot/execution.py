@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import importlib.resources
 import json
-import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from rlvr_gym.sandboxes.handle import SandboxHandle, process_wide
 from rlvr_gym.types import InfraError
 
 from .replay import Replay, replay
@@ -84,7 +84,7 @@ def outcome_of(state: WorldState, seed: int | None, record: dict[str, Any] | Non
     return RunOutcome(result.trace, end, str(record.get("message") or "")[:300], result.robot_error, line)
 
 
-class RobotExecutor:
+class RobotExecutor(SandboxHandle):
     """Runs programs for the robot envs through a `rlvr_gym.sandboxes` backend (shared, thread-safe)."""
 
     def __init__(
@@ -95,23 +95,9 @@ class RobotExecutor:
         run_timeout_s: float = 1.0,
         memory_mb: int = 256,
     ) -> None:
-        self._sandbox = sandbox
-        self._backend = backend
-        self._lock = threading.Lock()
+        super().__init__(sandbox, backend)
         self.run_timeout_s = run_timeout_s
         self.memory_mb = memory_mb
-
-    def __deepcopy__(self, memo: dict) -> RobotExecutor:
-        return self  # a handle on a shared sandbox (gymnasium.make deep-copies env kwargs)
-
-    @property
-    def sandbox(self) -> Sandbox:
-        with self._lock:
-            if self._sandbox is None:
-                from rlvr_gym.sandboxes import get_sandbox
-
-                self._sandbox = get_sandbox(self._backend)
-            return self._sandbox
 
     def request(self, program: str, runs: list[tuple[WorldState, int | None]]) -> ExecRequest:
         from rlvr_gym.sandboxes.base import ExecRequest, Limits
@@ -132,14 +118,4 @@ class RobotExecutor:
         return [outcome_of(state, seed, records.get(i)) for i, (state, seed) in enumerate(runs)]
 
 
-_shared: RobotExecutor | None = None
-_shared_lock = threading.Lock()
-
-
-def shared_executor() -> RobotExecutor:
-    """One process-wide executor on the default sandbox, created on first use."""
-    global _shared
-    with _shared_lock:
-        if _shared is None:
-            _shared = RobotExecutor()
-        return _shared
+shared_executor = process_wide(RobotExecutor)
