@@ -34,6 +34,7 @@ phase sandbox-setup bash scripts/setup_sandbox.sh
 phase server-setup bash scripts/setup_server.sh
 phase browser-setup bash scripts/setup_browser.sh
 phase geo-setup bash scripts/setup_geo.sh
+phase verl-setup bash scripts/setup_verl.sh
 trap - EXIT
 timings
 
@@ -41,6 +42,8 @@ timings
 export RLVR_REQUIRE_CONTAINER=1
 # Likewise the real-browser tests (WebShop site, run viewer): setup_browser.sh installed Debian's chromium.
 export RLVR_REQUIRE_BROWSER=1
+# Likewise the trainer adapters in their own venvs (verl pins an older transformers): set up above.
+export RLVR_REQUIRE_ISOLATED=1
 printf '[test.sh] == pytest (load %s)\n' "$(load)"
 # pytest's exit status is the script's: 1 for failures, and 5 (nothing collected) is non-zero too.
 exec .venv/bin/python -m pytest -q --durations=15 "$@"
