@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 VENV=.venv-verl
 T0=$SECONDS
-if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c "import verl, rlvr_gym, pytest" 2>/dev/null; then
+if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c "import verl.experimental.agent_loop.agent_loop, rlvr_gym, pytest" 2>/dev/null; then
   echo "[setup_verl] $VENV ready"; exit 0
 fi
 [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
