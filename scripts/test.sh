@@ -35,6 +35,7 @@ phase server-setup bash scripts/setup_server.sh
 phase browser-setup bash scripts/setup_browser.sh
 phase geo-setup bash scripts/setup_geo.sh
 phase verl-setup bash scripts/setup_verl.sh
+phase verifiers-setup bash scripts/setup_verifiers.sh
 trap - EXIT
 timings
 
@@ -42,7 +43,7 @@ timings
 export RLVR_REQUIRE_CONTAINER=1
 # Likewise the real-browser tests (WebShop site, run viewer): setup_browser.sh installed Debian's chromium.
 export RLVR_REQUIRE_BROWSER=1
-# Likewise the trainer adapters in their own venvs (verl pins an older transformers): set up above.
+# Likewise the trainer adapters in their own venvs (verl and verifiers pin versions the main venv cannot hold).
 export RLVR_REQUIRE_ISOLATED=1
 printf '[test.sh] == pytest (load %s)\n' "$(load)"
 # pytest's exit status is the script's: 1 for failures, and 5 (nothing collected) is non-zero too.

@@ -16,6 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CASES = {
     "verl": (".venv-verl", "scripts/setup_verl.sh", "tests/isolated/verl/check_verl_loop.py"),
+    "verifiers": (".venv-verifiers", "scripts/setup_verifiers.sh", "tests/isolated/verifiers/check_verifiers_env.py"),
 }
 
 
