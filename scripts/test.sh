@@ -36,6 +36,7 @@ phase browser-setup bash scripts/setup_browser.sh
 phase geo-setup bash scripts/setup_geo.sh
 phase verl-setup bash scripts/setup_verl.sh
 phase verifiers-setup bash scripts/setup_verifiers.sh
+phase nemo-gym-setup bash scripts/setup_nemo_gym.sh
 trap - EXIT
 timings
 
@@ -43,7 +44,8 @@ timings
 export RLVR_REQUIRE_CONTAINER=1
 # Likewise the real-browser tests (WebShop site, run viewer): setup_browser.sh installed Debian's chromium.
 export RLVR_REQUIRE_BROWSER=1
-# Likewise the trainer adapters in their own venvs (verl and verifiers pin versions the main venv cannot hold).
+# Likewise the trainer adapters in their own venvs (verl, verifiers and NeMo Gym pin versions
+# the main venv cannot hold; NeMo Gym also declares Python >= 3.12).
 export RLVR_REQUIRE_ISOLATED=1
 printf '[test.sh] == pytest (load %s)\n' "$(load)"
 # pytest's exit status is the script's: 1 for failures, and 5 (nothing collected) is non-zero too.

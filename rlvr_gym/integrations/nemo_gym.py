@@ -23,8 +23,9 @@ StepReturn = tuple[str | None, float, bool, bool, dict[str, Any]]
 
 
 def response_tools(session: EnvSession) -> list[dict[str, Any]]:
-    """The env's tools as Responses API function tools (flat: name, description, parameters)."""
-    return [{"type": "function", **tool.openai_schema()["function"]} for tool in session.tools.values()]
+    """The env's tools as Responses API function tools (flat: name, description, parameters; `strict` is required
+    by the Responses schema, and False keeps optional parameters optional)."""
+    return [{"type": "function", **tool.openai_schema()["function"], "strict": False} for tool in session.tools.values()]
 
 
 def write_jsonl(

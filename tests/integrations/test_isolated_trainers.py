@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CASES = {
     "verl": (".venv-verl", "scripts/setup_verl.sh", "tests/isolated/verl/check_verl_loop.py"),
     "verifiers": (".venv-verifiers", "scripts/setup_verifiers.sh", "tests/isolated/verifiers/check_verifiers_env.py"),
+    "nemo-gym": (".venv-nemo", "scripts/setup_nemo_gym.sh", "tests/isolated/nemo_gym/check_nemo_gym_server.py"),
 }
 
 

@@ -1,11 +1,9 @@
 """A NeMo Gym resources server for any rlvr-gym env (copy this folder into NeMo Gym's `resources_servers/`).
 
 Paired with NeMo Gym's `gymnasium_agent` (configs/rlvr_gym.yaml). Each rollout's session gets its own env, reset
-to the task the JSONL row names (`rlvr-gym nemo-gym-data` / `rlvr_gym.integrations.nemo_gym.write_jsonl`); each
+to the task the JSONL row names (`rlvr-gym trainer-data nemo-gym`); each
 model response is one env step; the reward is 0 until the episode ends, then the env's verdict.
 """
-
-from __future__ import annotations
 
 import asyncio
 from typing import Any
