@@ -4,7 +4,7 @@
 # check it), and its mcp<2 pin stays out of the other venvs. Idempotent.
 VENV=.venv-nemo
 TAG=setup_nemo_gym
-READY="import resources_servers.gymnasium, rlvr_gym, pytest"
+READY="import resources_servers.gymnasium, responses_api_agents.gymnasium_agent.app, rlvr_gym, pytest"
 source "$(dirname "$0")/isolated_venv.sh"
 # --ignore-requires-python lets pip pick releases of any package that need 3.12 (numpy 2.5 and scipy 1.18 sdists
 # fail to build): prefer wheels (cp311 wheels are older releases) and hold numpy back. (--only-binary is worse:

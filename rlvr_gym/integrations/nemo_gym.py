@@ -6,12 +6,16 @@ a message's text is the env action, a `function_call` item is run as the named t
 `info["tool_outputs"]`). The reward is 0 until the episode ends and then the env's verdict, so the agent's sum is
 the verdict; the step request's own metadata is ignored (the session's task was fixed at reset) and nothing a client
 sends can set a reward. The resources-server template using this lives in integrations/nemo_gym/.
+
+NeMo Gym closes a session only when a step ends the episode; when `gymnasium_agent` runs out of `max_steps` first,
+nobody tells the server, so `EnvSessions` keeps at most `max_sessions` envs and closes the least recently used.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -25,7 +29,9 @@ StepReturn = tuple[str | None, float, bool, bool, dict[str, Any]]
 def response_tools(session: EnvSession) -> list[dict[str, Any]]:
     """The env's tools as Responses API function tools (flat: name, description, parameters; `strict` is required
     by the Responses schema, and False keeps optional parameters optional)."""
-    return [{"type": "function", **tool.openai_schema()["function"], "strict": False} for tool in session.tools.values()]
+    return [
+        {"type": "function", **tool.openai_schema()["function"], "strict": False} for tool in session.tools.values()
+    ]
 
 
 def write_jsonl(
@@ -62,8 +68,11 @@ def write_jsonl(
 class EnvSessions:
     """One env per NeMo Gym session id (thread-safe: the server may run several sessions at once)."""
 
-    def __init__(self) -> None:
-        self._sessions: dict[str, EnvSession] = {}
+    def __init__(self, max_sessions: int = 4096) -> None:
+        if max_sessions < 1:
+            raise ValueError("max_sessions must be at least 1")
+        self.max_sessions = max_sessions
+        self._sessions: OrderedDict[str, EnvSession] = OrderedDict()
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -77,29 +86,35 @@ class EnvSessions:
             raise ValueError("row metadata has no env_id: write the data with rlvr_gym.integrations.nemo_gym")
         session = EnvSession(str(metadata["env_id"]), metadata.get("env_kwargs") or {})
         try:
-            session.reset(task_index=metadata.get("task_index"), seed=metadata.get("seed"),
-                          task_id=metadata.get("task_id"))
+            session.reset(
+                task_index=metadata.get("task_index"), seed=metadata.get("seed"), task_id=metadata.get("task_id")
+            )
         except BaseException:
             session.close()
             raise
         with self._lock:
-            old = self._sessions.pop(session_id, None)
+            stale = [self._sessions.pop(session_id)] if session_id in self._sessions else []
             self._sessions[session_id] = session
-        if old is not None:
+            while len(self._sessions) > self.max_sessions:  # abandoned rollouts (the agent hit max_steps)
+                stale.append(self._sessions.popitem(last=False)[1])
+        for old in stale:
             old.close()
         return None, {"task_id": session.env.task.id}
 
     def step(self, response: Mapping[str, Any], session_id: str | None) -> StepReturn:
         """One model response (a Responses API object as a dict) -> (observation, reward, terminated, truncated, info)."""
+        items = response_items(response)
         with self._lock:
             session = self._sessions.get(session_id or "")
+            if session is not None:
+                self._sessions.move_to_end(session_id or "")
         if session is None:
-            raise KeyError(f"unknown session {session_id!r}: call /reset first")
+            raise KeyError(f"unknown session {session_id!r}: call /reset first (or it was closed or evicted)")
         if session.done:
             raise RuntimeError("the episode is over: call /reset for a new one")
         outputs: list[dict[str, Any]] = []
         observation, last = None, None
-        for item in response.get("output") or []:
+        for item in items:
             if item.get("type") == "function_call" and not session.done:
                 reply, last = self._call(session, item, last)
                 outputs.append({"call_id": item.get("call_id"), "output": reply})
@@ -121,8 +136,9 @@ class EnvSessions:
         try:
             if tool is None:
                 raise ToolArgumentError(f"unknown tool {item.get('name')!r}; available: {sorted(session.tools)}")
-            action = tool.action(json.loads(item.get("arguments") or "{}"))
-        except (json.JSONDecodeError, ToolArgumentError) as exc:
+            raw = item.get("arguments")
+            action = tool.action(raw if isinstance(raw, Mapping) else json.loads(raw or "{}"))
+        except (json.JSONDecodeError, TypeError, ToolArgumentError) as exc:
             return f"error: {exc}", last
         result = session.act(action)
         return reply_text(result), result
@@ -134,15 +150,29 @@ class EnvSessions:
             session.close()
 
 
+def response_items(response: Any) -> list[Mapping[str, Any]]:
+    """The output items of a Responses API response (as a dict); anything else is a clear error, not a step."""
+    if not isinstance(response, Mapping):
+        raise TypeError(f"a step action must be a Responses API response object, got {type(response).__name__}")
+    items = response.get("output") or []
+    if not isinstance(items, list) or not all(isinstance(item, Mapping) for item in items):
+        raise TypeError("a Responses API response's `output` must be a list of item objects")
+    return items
+
+
 def response_text(response: Mapping[str, Any]) -> str:
     """All output text of a Responses API response (message items; reasoning items are not the action)."""
     parts: list[str] = []
-    for item in response.get("output") or []:
+    for item in response_items(response):
         if item.get("type") != "message":
             continue
         content = item.get("content")
         if isinstance(content, str):
             parts.append(content)
         else:
-            parts.extend(c.get("text", "") for c in content or [] if c.get("type") == "output_text")
+            parts.extend(
+                str(c.get("text") or "")
+                for c in content or []
+                if isinstance(c, Mapping) and c.get("type") == "output_text"
+            )
     return "".join(parts)

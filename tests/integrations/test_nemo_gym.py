@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -87,3 +88,71 @@ def test_forged_fields_cannot_set_the_reward(tmp_path):
     sessions.reset({**row, "reward": 1.0, "expected_answer": "\\boxed{-1}"}, "f")
     forged = {**message("\\boxed{-1}"), "reward": 1.0, "metadata": {"reward": 1.0}}
     assert sessions.step(forged, "f")[1] == 0.0
+
+
+def test_abandoned_sessions_are_bounded(tmp_path):
+    data = rows(MATH, 3, tmp_path)
+    sessions = EnvSessions(max_sessions=2)
+    sessions.reset(data[0], "a")
+    first = sessions._sessions["a"]
+    sessions.reset(data[1], "b")
+    sessions.step(message("1"), "a")  # a step makes "a" the most recently used, so "b" goes first
+    sessions.reset(data[2], "c")
+    assert len(sessions) == 2 and first.env.task is not None
+    with pytest.raises(KeyError, match="evicted"):
+        sessions.step(message("1"), "b")
+    sessions.reset(data[0], "a")  # a new episode on a live session closes its old env
+    assert len(sessions) == 2 and sessions._sessions["a"] is not first
+    with pytest.raises(ValueError, match="max_sessions"):
+        EnvSessions(max_sessions=0)
+
+
+def test_malformed_responses_and_calls_give_clear_errors(tmp_path):
+    row = rows(SOKOBAN, 1, tmp_path)[0]
+    sessions = EnvSessions()
+    sessions.reset(row, "m")
+    for bad in ["R R", {"output": "R R"}, {"output": ["R R"]}]:
+        with pytest.raises(TypeError, match="Responses API"):
+            sessions.step(bad, "m")
+    replies = sessions.step(
+        {
+            "output": [
+                {"type": "function_call", "name": "jump", "arguments": "{}", "call_id": "u"},
+                {"type": "function_call", "name": "play", "arguments": '{"steps": "R"}', "call_id": "x"},
+                {"type": "function_call", "name": "play", "arguments": "[1]", "call_id": "y"},
+            ]
+        },
+        "m",
+    )[4]["tool_outputs"]
+    assert [r["call_id"] for r in replies] == ["u", "x", "y"]
+    assert "unknown tool 'jump'" in replies[0]["output"] and "unknown argument(s) ['steps']" in replies[1]["output"]
+    assert "must be an object" in replies[2]["output"]
+    assert sessions._sessions["m"].steps == 0  # none of them was an env step
+    obs, reward, terminated, _, info = sessions.step(
+        {"output": [{"type": "function_call", "name": "play", "arguments": {"moves": "L"}, "call_id": "d"}]}, "m"
+    )  # arguments already decoded (some servers send an object) are accepted too
+    assert "Board" in info["tool_outputs"][0]["output"] and not terminated
+    with pytest.raises(ValueError, match="no env_id"):
+        sessions.reset({"task_index": 0}, "n")
+    with pytest.raises(ValueError, match="session"):
+        sessions.reset(row, None)
+
+
+TEMPLATE = Path(__file__).resolve().parents[2] / "integrations" / "nemo_gym" / "resources_servers" / "rlvr_gym"
+
+
+def test_template_example_data_is_current(tmp_path):
+    """NeMo Gym wants 5 example rows beside each server; they must be what the writer produces today."""
+    shipped = (TEMPLATE / "data" / "example.jsonl").read_text()
+    assert shipped == write_jsonl(SOKOBAN, 5, tmp_path / "example.jsonl").read_text(), (
+        "regenerate: rlvr-gym trainer-data nemo-gym rlvr/Sokoban-v0 -n 5 -o "
+        "integrations/nemo_gym/resources_servers/rlvr_gym/data/example.jsonl, then its example_metrics.json with "
+        "NeMo Gym's `gym dataset collate ... +mode=example_validation` (docs/nemo-gym.md)"
+    )
+
+
+def test_template_requirements_install_nemo_gym_and_rlvr_gym():
+    """NeMo Gym builds each server's venv from its requirements.txt alone: in a NeMo Gym checkout only the
+    `-e nemo-gym[dev] @ ../../` line installs nemo-gym itself (from PyPI it swaps that line for `nemo-gym==VER`)."""
+    lines = (TEMPLATE / "requirements.txt").read_text().split("\n")
+    assert "-e nemo-gym[dev] @ ../../" in lines and "rlvr-gym" in lines
