@@ -1,18 +1,23 @@
-"""The `rlvr-gym` command: list envs, evaluate agents, verify external outputs, play, train, report.
+"""The `rlvr-gym` command: evaluate agents on envs with verifiable rewards, train on them, build and serve envs.
 
-`train` and `report` live with the algorithms; they are found through the entry-point group `rlvr_gym.commands`
-(name -> `fn(argv: list[str]) -> int`) so the core does not import the training stack.
+`list`, `eval`, `verify` and `play` are built in; every other command is a plug-in found through the entry-point
+group `rlvr_gym.commands` (name -> `fn(argv: list[str]) -> int`), so the core imports neither the training stack
+nor the servers. `COMMANDS` gives each command its `--help` heading, one-line summary and runnable example.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import asyncio
+import contextlib
 import importlib.metadata
+import importlib.util
 import json
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +127,11 @@ class EvalInterrupted(Exception):
         self.summary = summary
 
 
+def summary_json(summary: dict[str, Any]) -> str:
+    """summary.json's text; `eval --json` prints the same (the path of the file itself is not part of it)."""
+    return json.dumps({k: v for k, v in summary.items() if k != "summary_path"}, indent=2)
+
+
 def _write_summary(config: EvalConfig, episodes: list[Episode], output: Path, **extra: Any) -> dict[str, Any]:
     summary = summarize(episodes)
     summary["by"] = summarize_by(episodes, config.group_by or None)
@@ -129,7 +139,7 @@ def _write_summary(config: EvalConfig, episodes: list[Episode], output: Path, **
     summary["episodes_path"] = str(output)
     summary.update(extra)
     summary_path = output.with_name("summary.json")
-    summary_path.write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    summary_path.write_text(summary_json(summary), encoding="utf-8")
     summary["summary_path"] = str(summary_path)
     return summary
 
@@ -204,41 +214,109 @@ def run_eval(config: EvalConfig, *, show_progress: bool = True) -> tuple[list[Ep
     return episodes, _write_summary(config, episodes, output)
 
 
-def print_summary(title: str, summary: dict[str, Any]) -> None:
+def _num(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def _ci(interval: Sequence[float] | None) -> str:
+    return f"[{interval[0]:.3f}, {interval[1]:.3f}]" if interval else ""
+
+
+def _overview_rows(summary: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """Outcome counts and rates with their intervals; rows that would only restate the obvious are left out."""
+    rows = [("episodes", str(summary["episodes"]), "")]
+    rows += [(outcome, str(count), "") for outcome, count in summary.get("outcomes", {}).items() if outcome != "error"]
+    rows += _error_rows(summary.get("errors") or {})
+    rows.append(("mean_reward", _num(summary["mean_reward"]), _ci(summary.get("mean_reward_ci"))))
+    rows.append(("pass_rate", _num(summary["pass_rate"]), _ci(summary.get("pass_rate_ci"))))
+    if summary["groups"] < summary["rewarded"]:  # group size > 1: pass@G differs from the pass rate
+        rows.append((f"pass_at_group ({summary['groups']} groups)", _num(summary["pass_at_group"]), ""))
+    if summary.get("mean_turns", 1.0) != 1.0:
+        rows.append(("mean_turns", f"{summary['mean_turns']:.2f}", ""))
+    if summary.get("invalid_action_rate"):
+        rows.append(("invalid_action_rate", _num(summary["invalid_action_rate"]), ""))
+    return rows
+
+
+def _error_rows(errors: dict[str, int]) -> list[tuple[str, str, str]]:
+    """The error count, naming its kind when there is one, one row per kind when there are several."""
+    total = str(sum(errors.values()))
+    if len(errors) == 1:
+        return [(f"error ({next(iter(errors))})", total, "")]
+    return [("error", total, ""), *((f"  {kind}", str(count), "") for kind, count in errors.items())]
+
+
+def _overview_table(title: str, summary: dict[str, Any]) -> Table:
     table = Table(title=title)
-    table.add_column("metric")
-    table.add_column("value", justify="right")
-    for key in (
-        "episodes",
-        "rewarded",
-        "groups",
-        "mean_reward",
-        "std_reward",
-        "pass_rate",
-        "pass_at_group",
-        "mean_turns",
-        "invalid_action_rate",
-        "invalid_rate",
-        "error_count",
-    ):
-        if key in summary:
-            value = summary[key]
-            table.add_row(key, f"{value:.4f}" if isinstance(value, float) else str(value))
-    for name, value in summary.get("components", {}).items():
-        table.add_row(f"component:{name}", f"{value:.4f}")
-    for kind, count in summary.get("errors", {}).items():
-        table.add_row(f"error:{kind}", str(count))
+    for column, justify in (("metric", "left"), ("value", "right"), ("95% CI", "right")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for row in _overview_rows(summary):
+        table.add_row(*row)
+    return table
+
+
+def _notes(summary: dict[str, Any]) -> list[str]:
+    """What the tables leave implicit: how the intervals are made and which components were not repeated."""
+    notes = ["95% CI: Student t for mean_reward, Wilson score for pass_rate."]
+    same = summary.get("components_same_as_reward") or []
+    if same:
+        notes.append(f"Components equal to the reward on every episode (not repeated): {', '.join(same)}.")
+    return notes
+
+
+def _components_table(summary: dict[str, Any]) -> Table | None:
+    """One row per distinct component column (names that always agree share a row); reward copies left out."""
+    components = summary.get("components") or {}
+    hidden = set(summary.get("components_same_as_reward") or [])
+    groups = summary.get("component_groups") or [[name] for name in components]
+    rows = [(" = ".join(names), _num(components[names[0]])) for names in groups if not hidden.intersection(names)]
+    if not rows:
+        return None
+    table = Table(title="components (mean)")
+    table.add_column("component")
+    table.add_column("mean", justify="right")
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def _breakdown_table(key: str, buckets: dict[str, dict[str, Any]]) -> Table | None:
+    """Results per value of a task metadata key; None when there is only one value (it would repeat the total)."""
+    if len(buckets) < 2:
+        return None
+    with_errors = any(s["error_count"] for s in buckets.values())
+    table = Table(title=f"by {key}")
+    for column in (key, "episodes", "mean_reward [95% CI]", "pass_rate [95% CI]", *(["errors"] if with_errors else [])):
+        table.add_column(column)
+    for value, s in buckets.items():
+        cells = [
+            value,
+            str(s["episodes"]),
+            f"{_num(s['mean_reward'])} {_ci(s.get('mean_reward_ci'))}",
+            f"{_num(s['pass_rate'])} {_ci(s.get('pass_rate_ci'))}",
+        ]
+        table.add_row(*cells, *([str(s["error_count"])] if with_errors else []))
+    return table
+
+
+def print_summary(title: str, summary: dict[str, Any]) -> None:
+    """The eval summary for people, on stdout: only what varies (see `rlvr_gym.summary` for the intervals)."""
+    tables = [_overview_table(title, summary), _components_table(summary)]
+    tables += [_breakdown_table(key, buckets) for key, buckets in (summary.get("by") or {}).items()]
     out = Console()
-    out.print(table)
-    for key, buckets in (summary.get("by") or {}).items():
-        by_table = Table(title=f"by {key}")
-        for column in (key, "episodes", "mean_reward", "pass_rate", "errors"):
-            by_table.add_column(column)
-        for value, s in buckets.items():
-            by_table.add_row(
-                value, str(s["episodes"]), f"{s['mean_reward']:.4f}", f"{s['pass_rate']:.4f}", str(s["error_count"])
-            )
-        out.print(by_table)
+    for table in tables:
+        if table is not None:
+            out.print(table)
+    for note in _notes(summary):
+        out.print(note, style="dim", highlight=False)
+
+
+def _report_summary(args: argparse.Namespace, title: str, summary: dict[str, Any]) -> None:
+    """Tables for people, or with --json exactly summary.json's content and nothing else on stdout."""
+    if args.json:
+        print(summary_json(summary))
+    else:
+        print_summary(title, summary)
 
 
 def resume_command(argv: Sequence[str]) -> str:
@@ -248,17 +326,21 @@ def resume_command(argv: Sequence[str]) -> str:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     config = _eval_config(args)
+    title = f"{config.env} with {config.agent.spec}"
+    # With --json, stdout carries the JSON alone: whatever agents or envs print goes to stderr.
+    quiet = contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext()
     try:
-        _, summary = run_eval(config, show_progress=not args.no_progress)
+        with quiet:
+            _, summary = run_eval(config, show_progress=not args.no_progress)
     except EvalInterrupted as stop:
-        print_summary(f"{config.env} with {config.agent.spec} (interrupted)", stop.summary)
+        _report_summary(args, f"{title} (interrupted)", stop.summary)
         console.print(
             f"[yellow]interrupted[/]: {stop.summary['episodes']} episode(s) written to "
             f"{stop.summary['episodes_path']}\nresume with: {resume_command(args.argv)}",
             soft_wrap=True,
         )
         return 130
-    print_summary(f"{config.env} with {config.agent.spec}", summary)
+    _report_summary(args, title, summary)
     console.print(f"episodes: {summary['episodes_path']}\nsummary:  {summary['summary_path']}")
     if summary["error_count"] > config.max_errors:
         kinds = ", ".join(f"{k}: {v}" for k, v in summary["errors"].items())
@@ -368,22 +450,216 @@ def cmd_play(args: argparse.Namespace) -> int:
         return 130
 
 
-# ---- plug-in commands ----------------------------------------------------------------------------------------------
+# ---- the command table -----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CommandInfo:
+    """One `rlvr-gym` subcommand as `--help` presents it: its heading, one line, and a line that runs as written.
+
+    Plug-in commands are listed from here so the top-level help imports none of them (the training stack alone
+    takes seconds); `extra` names the pip extra a plug-in needs, for the message when it cannot load.
+    """
+
+    group: str
+    summary: str
+    example: str
+    extra: str | None = None
+
+
+GROUPS = ("evaluate", "train", "envs", "serve", "tools", "plugins")
+DEMO_RUN = "rlvr-gym eval rlvr/Math-v0 --agent oracle -n 5 -o runs/demo/episodes.jsonl"
+COMMANDS: dict[str, CommandInfo] = {
+    "eval": CommandInfo(
+        "evaluate",
+        "evaluate an agent on an env: episodes JSONL, manifest, summary",
+        "rlvr-gym eval rlvr/Math-v0 --agent oracle -n 20",
+    ),
+    "verify": CommandInfo(
+        "evaluate",
+        "score a JSONL of external model outputs with the env's verifier",
+        f"{DEMO_RUN} && rlvr-gym verify rlvr/Math-v0 runs/demo/episodes.jsonl",
+    ),
+    "train": CommandInfo(
+        "train",
+        "RL-train a policy on an env (GRPO + LoRA by default)",
+        "rlvr-gym train configs/quickstart-math.yaml",
+        "train",
+    ),
+    "nudge-compare": CommandInfo(
+        "train",
+        "NudgeRL against GRPO on the same budget, with a plot",
+        "rlvr-gym nudge-compare configs/nudge-vs-grpo.yaml --steps 2",
+        "train",
+    ),
+    "populora": CommandInfo(
+        "train",
+        "PopuLoRA population self-play of LoRA teachers and students on AZR",
+        "rlvr-gym populora configs/populora-tiny.yaml --generations 1",
+        "train",
+    ),
+    "geo-selfplay": CommandInfo(
+        "train",
+        "GeoX proposer/solver self-play on spatial programs",
+        "rlvr-gym geo-selfplay --proposals 2 --samples 2",
+        "geo",
+    ),
+    "report": CommandInfo(
+        "train",
+        "PNG learning curves of a training run",
+        "rlvr-gym train configs/quickstart-math.yaml --steps 1 && rlvr-gym report runs/train/quickstart-math",
+        "train",
+    ),
+    "list": CommandInfo("envs", "list registered envs: ids, families, descriptions", "rlvr-gym list --json"),
+    "play": CommandInfo("envs", "play an env yourself at the terminal", "rlvr-gym play rlvr/Sokoban-v0"),
+    "check-env": CommandInfo(
+        "envs",
+        "the hardening harness: oracle, determinism, hacks, fuzz, splits, timing",
+        "rlvr-gym check-env rlvr/Math-v0 --tasks 20",
+    ),
+    "new-env": CommandInfo(
+        "envs", "scaffold a new env family that passes check-env", "rlvr-gym new-env word_sum --dir /tmp"
+    ),
+    "serve": CommandInfo(
+        "serve",
+        "any env over HTTP/WebSocket (OpenEnv's wire protocol)",
+        "rlvr-gym serve rlvr/Math-v0 --port 8000",
+        "serve",
+    ),
+    "mcp": CommandInfo(
+        "serve",
+        "any env, or the tool family's typed tools, over MCP",
+        "rlvr-gym mcp rlvr/Math-v0 --transport http --port 8001",
+        "mcp",
+    ),
+    "serve-webshop": CommandInfo(
+        "serve", "the WebShop site for people and browsers", "rlvr-gym serve-webshop --port 3000", "webshop"
+    ),
+    "view": CommandInfo(
+        "tools",
+        "a local read-only web page of runs: summaries, episodes, diffs, curves",
+        f"{DEMO_RUN} && rlvr-gym view runs/demo",
+        "viewer",
+    ),
+    "trainer-data": CommandInfo(
+        "tools",
+        "task datasets for verl, NeMo Gym and TRL, without answers",
+        "rlvr-gym trainer-data nemo-gym rlvr/Sokoban-v0 -n 10 -o data/sokoban.jsonl",
+    ),
+}
+TOP_EXAMPLE = "rlvr-gym eval rlvr/MathStarter-v0 --agent smollm2 -n 8"
+
+
 def plugin_commands() -> dict[str, importlib.metadata.EntryPoint]:
     return {ep.name: ep for ep in importlib.metadata.entry_points(group=COMMAND_GROUP)}
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rlvr-gym", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+def _entry_point_doc(ep: importlib.metadata.EntryPoint) -> str:
+    """A plug-in's entry-point docstring (else its module's), read from source so that listing runs no plug-in."""
+    try:
+        spec = importlib.util.find_spec(ep.module)
+        tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))  # type: ignore[arg-type, union-attr]
+    except (ImportError, AttributeError, OSError, SyntaxError, TypeError, ValueError):
+        return ""
+    node: ast.AST | None = tree
+    for part in (ep.attr or "").split("."):
+        node = next((n for n in getattr(node, "body", []) if getattr(n, "name", None) == part), None)
+    own = ast.get_docstring(node) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) else None
+    return (own or ast.get_docstring(tree) or "").strip()
 
-    p = sub.add_parser("list", help="list registered envs")
+
+def _plugin_info(name: str, ep: importlib.metadata.EntryPoint) -> CommandInfo:
+    """A third-party command: its docstring's first line, and its example if a docstring line starts with one."""
+    lines = [line.strip().removeprefix("Example:").strip(" `") for line in _entry_point_doc(ep).splitlines()]
+    example = next((line for line in lines if line.startswith(f"rlvr-gym {name}")), "")
+    return CommandInfo("plugins", (lines[0] if lines else "") or f"from {ep.value}", example)
+
+
+def command_table(plugins: dict[str, importlib.metadata.EntryPoint]) -> dict[str, CommandInfo]:
+    """Every command this install has: the table, plus third-party plug-ins under "plugins"."""
+    extra = {name: _plugin_info(name, ep) for name, ep in sorted(plugins.items()) if name not in COMMANDS}
+    return {**COMMANDS, **extra}
+
+
+def command_listing(commands: dict[str, CommandInfo]) -> str:
+    """The top-level help's command list, one heading per group."""
+    width = max(len(name) for name in commands) + 2
+    lines: list[str] = []
+    for group in GROUPS:
+        names = [name for name, info in commands.items() if info.group == group]
+        if names:
+            lines += ["", f"{group}:", *(f"  {name:<{width}}{commands[name].summary}" for name in names)]
+    return "\n".join(lines)
+
+
+def example_block(example: str) -> str:
+    return f"\nExample:\n  {example}"
+
+
+def _asks_for_help(argv: Sequence[str]) -> bool:
+    options = argv[: argv.index("--")] if "--" in argv else argv
+    return "-h" in options or "--help" in options
+
+
+def _with_example(example: str, run: Callable[[], int]) -> int:
+    """Run a help request (argparse prints the help and exits 0), then print a runnable example after it."""
+    try:
+        code = run()
+    except SystemExit as stop:
+        if stop.code not in (0, None):
+            raise
+        code = 0
+    if example:
+        print(example_block(example))
+    return code
+
+
+def _install_hint(info: CommandInfo) -> str:
+    return f"install it with: pip install 'rlvr-gym[{info.extra}]'" if info.extra else "reinstall rlvr-gym"
+
+
+def _say_missing(message: str) -> None:
+    console.print(message, style="red", markup=False, highlight=False)  # no markup: "[serve]" is not a tag
+
+
+def _load_plugin(name: str, ep: importlib.metadata.EntryPoint, info: CommandInfo) -> Callable[..., Any] | None:
+    """The plug-in's function, or None (after saying which extra to install) when its dependencies are missing."""
+    try:
+        return ep.load()
+    except ImportError as exc:
+        _say_missing(f"{name}: cannot load ({exc}); {_install_hint(info)}")
+        return None
+
+
+def run_plugin(name: str, ep: importlib.metadata.EntryPoint, argv: list[str]) -> int:
+    info = command_table({name: ep})[name]
+    fn = _load_plugin(name, ep, info)
+    if fn is None:
+        return 2
+    if _asks_for_help(argv):
+        return _with_example(info.example, lambda: int(fn(argv) or 0))
+    return int(fn(argv) or 0)
+
+
+def build_parser(commands: dict[str, CommandInfo] | None = None) -> argparse.ArgumentParser:
+    """Built-in commands parse here; every other command gets a stand-in that only says how to install it."""
+    commands = COMMANDS if commands is None else commands
+    parser = argparse.ArgumentParser(
+        prog="rlvr-gym",
+        usage="rlvr-gym [-h] <command> [options]",
+        description=__doc__.splitlines()[0] + "\n" + command_listing(commands),
+        epilog="`rlvr-gym <command> --help` shows a command's options and an example.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(
+        dest="command", required=True, metavar="<command>", help=argparse.SUPPRESS, prog="rlvr-gym"
+    )
+
+    p = sub.add_parser("list", help=commands["list"].summary, description=commands["list"].summary)
     p.add_argument("--json", action="store_true")
     p.set_defaults(fn=cmd_list)
 
     p = sub.add_parser(
         "eval",
-        help="evaluate an agent on an env",
+        help=commands["eval"].summary,
         description="Run an agent on an env's tasks; episodes stream to JSONL beside a run manifest "
         "and summary.json. Exit 1 when infrastructure errors exceed --max-errors, "
         "130 on Ctrl-C (resume with --resume).",
@@ -432,11 +708,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-errors", type=int, help="infrastructure errors tolerated before exit 1 (default 0)")
     p.add_argument("--min-pass-rate", type=float)
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--json", action="store_true", help="print summary.json's content on stdout instead of tables")
     p.set_defaults(fn=cmd_eval)
 
     p = sub.add_parser(
         "verify",
-        help="score a JSONL of external model outputs with the env's verifier",
+        help=commands["verify"].summary,
         description="Score JSONL rows {task|task_index|task_id, output|outputs} or eval episode "
         "records offline. Bad lines are reported with their line numbers and the rest "
         "scored; writes <input>.scored.jsonl and a summary beside it; exit 1 if any "
@@ -450,7 +727,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "play",
-        help="play an env yourself at the terminal",
+        help=commands["play"].summary,
         description="Play one task of an env at the terminal: type actions, see the env's replies "
         "and the verdict. Ctrl-D or Ctrl-C quits.",
     )
@@ -460,26 +737,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--env-arg", action="append", metavar="KEY=VALUE", help="env constructor argument")
     p.set_defaults(fn=cmd_play)
 
-    for name in ("train", "report"):
-        p = sub.add_parser(name, help=f"{name} (from the training extra)", add_help=False)
-        p.add_argument("rest", nargs=argparse.REMAINDER)
+    for name in sorted(commands.keys() - sub.choices.keys()):  # plug-ins whose entry point is not installed
+        p = sub.add_parser(name, help=commands[name].summary, add_help=False)
         p.set_defaults(fn=None, plugin=name)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    commands = plugin_commands()
-    if argv and argv[0] in commands:
-        return int(commands[argv[0]].load()(argv[1:]) or 0)
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    args.argv = argv
-    if args.fn is None:
-        console.print(
-            f"[red]{args.plugin}: not available; install the training extra: pip install 'rlvr-gym[train]'[/]"
-        )
+def _help_example(argv: Sequence[str], commands: dict[str, CommandInfo]) -> str:
+    """The example for the command a help request names (the first word), else the top-level one."""
+    words = [a for a in argv if not a.startswith("-")]
+    return commands[words[0]].example if words and words[0] in commands else TOP_EXAMPLE
+
+
+def _run_builtin(parser: argparse.ArgumentParser, argv: list[str], commands: dict[str, CommandInfo]) -> int:
+    args, unknown = parser.parse_known_args(argv)  # on a help request argparse prints the help and exits 0 here
+    if args.fn is None:  # a stand-in takes any arguments, --help included
+        _say_missing(f"{args.plugin}: not installed; {_install_hint(commands[args.plugin])}")
         return 2
+    if unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    args.argv = argv
     try:
         return int(args.fn(args) or 0)
     except (KeyError, ValueError, IndexError, FileNotFoundError, EnvUnavailable, RunLocked) as exc:
@@ -489,6 +766,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]")
         return 130
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    plugins = plugin_commands()
+    if argv and argv[0] in plugins:
+        return run_plugin(argv[0], plugins[argv[0]], argv[1:])
+    commands = command_table(plugins)
+    parser = build_parser(commands)
+    if _asks_for_help(argv):
+        return _with_example(_help_example(argv, commands), lambda: _run_builtin(parser, argv, commands))
+    return _run_builtin(parser, argv, commands)
 
 
 if __name__ == "__main__":
