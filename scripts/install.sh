@@ -24,7 +24,11 @@ quiet() {
     exit 1
   fi
 }
-venv_pip() { quiet .venv/bin/python -m pip --disable-pip-version-check --no-input "$@"; }
+# pip runs with the venv's bin first on PATH: some sdists' build scripts call plain `python` (fast-downward-textworld's
+# setup.py runs `python build.py`), and that child must be the interpreter pip builds with. Any other `python` (a
+# pyenv shim, Debian's python3 under another name, or none at all on a fresh machine) inherits pip's build-isolation
+# environment and loses its standard library ("No module named 'traceback'") once the venv holds our editable install.
+venv_pip() { PATH="$(pwd)/.venv/bin:$PATH" quiet .venv/bin/python -m pip --disable-pip-version-check --no-input "$@"; }
 
 step "pip"
 # A current pip straight from the index through the caller's pip (ensurepip's bundled copy would be replaced at

@@ -114,3 +114,42 @@ def symbolic_equal(answer: str, gold: str, timeout_s: int = 5) -> bool:
         return _equal(answer, gold, _timeout(timeout_s))
     except Exception:  # a sympy failure on hostile input is "not shown equal", never a crash
         return False
+
+
+def _kind(parsed: Any) -> tuple[str, frozenset[str]]:
+    """The shape of a parsed answer (interval, set, tuple, equation, matrix, expression or number) and its symbols."""
+    import sympy
+
+    shapes = (
+        (sympy.Interval, "interval"),
+        (sympy.Union, "interval"),
+        (sympy.FiniteSet, "set"),
+        (sympy.Tuple, "tuple"),
+        (sympy.core.relational.Relational, "equation"),
+        (sympy.MatrixBase, "matrix"),
+    )
+    shape = next((name for cls, name in shapes if isinstance(parsed, cls)), None)
+    symbols = frozenset(str(s) for s in getattr(parsed, "free_symbols", ()))
+    if shape is None:
+        shape = "expression" if symbols else "number" if isinstance(parsed, sympy.Basic) else type(parsed).__name__
+    return shape, symbols
+
+
+@functools.lru_cache(maxsize=16384)
+def _same_kind(answer: str, gold: str, timeout: int | None) -> bool:
+    if not plausible(answer):
+        return False
+    gold_parsed, pred_parsed = _parse(gold, timeout), _parse(answer, timeout)
+    if not gold_parsed or not pred_parsed:
+        return False
+    (gold_shape, gold_symbols), (shape, symbols) = _kind(gold_parsed[0]), _kind(pred_parsed[0])
+    return shape == gold_shape and symbols <= gold_symbols
+
+
+def same_kind(answer: str, gold: str, timeout_s: int = 5) -> bool:
+    """Whether a wrong answer is still an answer of the gold's kind: the same shape, and no symbol the gold lacks (so
+    a template placeholder such as `N` or `x` is not an answer to a numeric or x-free question)."""
+    try:
+        return _same_kind(answer, gold, _timeout(timeout_s))
+    except Exception:  # a sympy failure on hostile input is "not an answer", never a crash
+        return False

@@ -10,8 +10,15 @@ Symbolic dataset golds (intervals, sets, expressions) go to math-verify (`symbol
 
 Components (a `Rubric`): `value` (the value is right, metric), `form` (the task's constraints hold: `integer`,
 `lowest_terms`, `simplest_radical` from `task.metadata["answer_form"]`, and `task.metadata["unit"]`; metric),
-`correct` = value and form (weight 1, decides `passed`), `format` (a valid answer was committed; weight 0 unless
-the env sets `format_weight`). An invalid response has `valid=False` and reward 0.
+`correct` = value and form (weight 1, decides `passed`), `format` (weight 0 unless the env sets `format_weight`). An
+invalid response has `valid=False` and reward 0.
+
+`format` pays only for a committed answer *of the task's kind*: a number in an accepted notation when the gold is a
+number, an expression of the gold's own kind (interval, set, tuple, equation, expression) using no symbol the gold
+lacks when it is symbolic. A template placeholder (`\\boxed{N}`, `\\boxed{x}`, `\\boxed{answer}`), prose or an empty
+shape is not an answer, so copying the prompt's answer template earns nothing (a policy did exactly that when a
+prompt said "in the form \\boxed{N}"). Format credit still pays a wrong number, which a constant answer can farm:
+shipped configs keep `format_weight` at 0 (docs/math.md).
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from rlvr_gym import Criterion, Rubric, Task, Verdict
 
 from .extract import committed_answers
 from .notation import Reading, canonical_unit, read_number, same_value
-from .symbolic import symbolic_equal
+from .symbolic import same_kind, symbolic_equal
 
 COMPONENTS = ("format", "value", "form", "correct")
 FORMS = {
@@ -95,23 +102,25 @@ def form_holds(answer: Reading, form: str | None, unit: str | None) -> bool:
     raise ValueError(f"unknown answer_form {form!r}")
 
 
-def _judge(answer: str, task: Task) -> tuple[bool, bool]:
-    """(value right, form right) for one committed answer."""
+def _judge(answer: str, task: Task) -> tuple[bool, bool, bool]:
+    """(an answer of the task's kind, value right, form right) for one committed answer."""
     gold_text = str(task.ground_truth)
     gold = _reading(gold_text)
     if gold is not None:
         reading = _reading(answer)
         if reading is None:
-            return False, False
+            return False, False, False
         question = str(task.metadata.get("question") or task.prompt).lower()
         asks_percent = "percent" in question or "%" in question
-        return value_matches(reading, gold, asks_percent), form_holds(
-            reading, task.metadata.get("answer_form"), task.metadata.get("unit")
+        return (
+            True,
+            value_matches(reading, gold, asks_percent),
+            form_holds(reading, task.metadata.get("answer_form"), task.metadata.get("unit")),
         )
     right = _spelling(answer) == _spelling(gold_text) or (
         len(answer) <= MAX_ANSWER_CHARS and symbolic_equal(answer, gold_text)
     )
-    return right, True
+    return right or (len(answer) <= MAX_ANSWER_CHARS and same_kind(answer, gold_text)), right, True
 
 
 def verify(
@@ -138,7 +147,7 @@ def verify(
             feedback="You committed to more than one different answer; give exactly one.",
         )
     final = answers[-1]
-    value, form = _judge(final, task)
+    kind, value, form = _judge(final, task)
     shown = final if len(final) <= 60 else final[:57] + "..."
     if value and form:
         message = "Correct."
@@ -146,7 +155,7 @@ def verify(
         message = f"Give the answer {FORMS.get(task.metadata.get('answer_form'), 'in the asked unit')}."
     else:
         message = f"Your answer {shown} is not correct."
-    components = {"format": 1.0, "value": float(value), "form": float(form), "correct": float(value and form)}
+    components = {"format": float(kind), "value": float(value), "form": float(form), "correct": float(value and form)}
     return scorer.combine(components, feedback=message)
 
 

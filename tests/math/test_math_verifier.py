@@ -165,6 +165,36 @@ def test_format_weight() -> None:
     assert verify(task("42"), ["no box"], format_weight=0.1).reward == 0.0
 
 
+@pytest.mark.parametrize(
+    "box, gold",
+    [
+        ("N", "42"),  # the placeholder a quickstart prompt once showed ("in the form \\boxed{N}")
+        ("x", "42"),
+        ("n", "3/4"),
+        ("answer", "42"),
+        ("\\text{answer}", "42"),
+        ("your answer", "7"),
+        ("...", "42"),
+        ("?", "42"),
+        ("\\ldots", "42"),
+        ("N", "\\frac{\\pi}{2}"),  # symbolic gold without symbols: a letter is not an answer
+        ("x", "(-\\infty, 2]"),  # an interval gold: an expression is not an interval
+        ("N", "\\{1, 2\\}"),
+        ("N", "x^2 + 1"),  # a symbol the gold does not use
+    ],
+)
+def test_no_format_credit_for_a_template_placeholder(box: str, gold: str) -> None:
+    """A box that holds no answer of the task's kind earns no format credit, whatever the format weight."""
+    verdict = verify(task(gold), [f"The final answer is \\boxed{{{box}}}."], format_weight=0.2, correct_weight=0.8)
+    assert verdict.components["format"] == 0.0 and verdict.reward == 0.0 and not verdict.passed
+
+
+@pytest.mark.parametrize("box, gold", [("7", "42"), ("-3/5", "3/4"), ("(0, 1)", "(-\\infty, 2]"), ("x", "x^2 + 1")])
+def test_format_credit_for_a_wrong_answer_of_the_right_kind(box: str, gold: str) -> None:
+    verdict = verify(task(gold), [f"The final answer is \\boxed{{{box}}}."], format_weight=0.2, correct_weight=0.8)
+    assert verdict.components["format"] == 1.0 and verdict.reward == pytest.approx(0.2) and not verdict.passed
+
+
 def test_echo_of_the_question_commits_nothing() -> None:
     question = "Tim wrote \\boxed{42} on the board. What is 6 × 7?"
     echoed = verify(task("42", question), [f"{question}\nLet me think."])
