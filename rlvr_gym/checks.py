@@ -12,6 +12,8 @@ or of a careful reviewer:
 | fuzz          | random and adversarial 1 MB actions never raise; a 1 MB action stays under the step budget (CPU) |
 | splits        | no repeated prompt within a split (unless declared) and no prompt shared by train and eval  |
 | verify_time   | p99 of one `verify` call on a reference trajectory is under `Env.verify_budget_s`           |
+| reward_floor  | the best non-solving policy (template echoes, constants, prompt echo, the family's own      |
+|               | restarts/constants/fixed scripts) earns at most 5% of the oracle's mean reward (`floor.py`) |
 
 An env may declare a documented exception (`Env.check_exceptions = {"check": "why"}`): the check still runs and
 its result is shown, but it is reported as an exception instead of failing. Nothing is ever skipped silently.
@@ -34,13 +36,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from . import floor
 from .env import Env
 from .family import stable_seed
 from .registry import env_info, list_envs, make, register
-from .types import EnvUnavailable, Task, Verdict
+from .types import EnvUnavailable, Message, Task, Verdict
 
 PASS, FAIL, EXCEPTION, SKIP = "pass", "fail", "exception", "skip"
-CHECKS = ("oracle", "determinism", "wrong_answers", "hacks", "fuzz", "splits", "verify_time")
+CHECKS = ("oracle", "determinism", "wrong_answers", "hacks", "fuzz", "splits", "verify_time", "reward_floor")
 BIG = 1_000_000  # characters in one adversarial action
 
 GRADER_INJECTION = (
@@ -470,6 +473,29 @@ def check_verify_time(env: Env, tasks: Sequence[Task]) -> CheckResult:
     )
 
 
+def observed_prompt(env: Env, task: Task) -> str:
+    """The text the agent is shown at the start of `task` (the env may add instructions to the task's prompt)."""
+    observation, _ = env.reset(options={"task": task})
+    return "\n".join(Message.model_validate(m).text() for m in observation)
+
+
+def check_reward_floor(env: Env, env_id: str, tasks: Sequence[Task]) -> CheckResult:
+    """The best non-solving policy must earn at most `floor.FLOOR_SHARE` of the oracle's mean (see floor.py)."""
+    played = [(task, observed_prompt(env, task)) for task in tasks]
+    result = floor.measure_floor(
+        lambda task, trajectory: env.verify(task, trajectory).reward,
+        played,
+        lambda task, prompt: floor.battery(env, task, prompt, _rng(env_id, task.metadata.get("index", 0), "floor")),
+    )
+    _, best = result.best
+    return CheckResult(
+        "reward_floor",
+        _status(env, "reward_floor", result.ok),
+        _exception_note(env, "reward_floor", result.detail()),
+        {"best": best, "oracle_mean": result.oracle_mean, "policies": float(len(result.means))},
+    )
+
+
 # ---- driver ----------------------------------------------------------------------------------------------------
 def run_checks(
     env_id: str,
@@ -479,10 +505,12 @@ def run_checks(
     env_kwargs: dict[str, Any] | None = None,
     split_tasks: int = 200,
     split_budget_s: float = 10.0,
+    floor_tasks: int = 10,
 ) -> EnvReport:
     """Run the selected checks on one env id; an env raising EnvUnavailable is reported, not failed.
 
-    `split_tasks`/`split_budget_s` bound the splits check per split (its cost grows with slow task generators)."""
+    `split_tasks`/`split_budget_s` bound the splits check per split (its cost grows with slow task generators);
+    `floor_tasks` bounds the tasks of the reward-floor check (each plays the whole non-solving battery)."""
     env_kwargs = dict(env_kwargs or {})
     report = EnvReport(env_id)
     try:
@@ -503,6 +531,7 @@ def run_checks(
             "fuzz": lambda: check_fuzz(env, env_id, sampled[0].metadata.get("index", 0) if sampled else 0, env_kwargs),
             "splits": lambda: check_splits(env_id, env, env_kwargs, max(tasks, split_tasks), split_budget_s),
             "verify_time": lambda: check_verify_time(env, sampled),
+            "reward_floor": lambda: check_reward_floor(env, env_id, sampled[: max(1, min(len(sampled), floor_tasks))]),
         }
         for name in checks:
             try:

@@ -9,7 +9,7 @@ from typing import Any
 from rlvr_gym.env import AnswerEnv
 from rlvr_gym.types import Task, Verdict
 
-from . import verifier
+from . import floor, verifier
 from .execution import AZRExecutor
 from .tasks import INDUCTION_INPUTS, AZRProposeTasks, AZRSolveTasks
 
@@ -28,6 +28,10 @@ class _AZREnv(AnswerEnv):
     def wrong_answers(self, task: Task, rng: random.Random) -> list[list[str]]:
         return verifier.wrong_answers(task, rng)
 
+    def floor_policies(self, task: Task, rng: random.Random) -> dict[str, list[str]]:
+        """Fixed proposals (`x + 1`, identity, constant, a seed-bank copy): check-env's reward floor (floor.py)."""
+        return floor.floor_policies(task)
+
 
 class AZRSolveEnv(_AZREnv):
     """`rlvr/AZR-Solve-v0`: deduction, abduction and induction solve tasks on the seed programs."""
@@ -39,9 +43,13 @@ class AZRSolveEnv(_AZREnv):
 
 
 class AZRProposeEnv(_AZREnv):
-    """`rlvr/AZR-Propose-v0`: propose a new task; standalone reward = validity (learnability needs solvers)."""
+    """`rlvr/AZR-Propose-v0`: propose a new task for a per-task target; reward = valid AND on target.
+
+    Validity alone is kept by one fixed program, so each task names a target (`conditions.py`); learnability
+    needs solvers and lives in the population loop (`rlvr-gym populora`)."""
 
     def __init__(self, *, split: str = "train", seed: int = 0, task_types: Sequence[str] | str | None = None,
                  num_inputs: int = INDUCTION_INPUTS, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.source = AZRProposeTasks(split=split, seed=seed, task_types=task_types, num_inputs=num_inputs)
+        self.source = AZRProposeTasks(split=split, seed=seed, task_types=task_types, num_inputs=num_inputs,
+                                      targets=True)

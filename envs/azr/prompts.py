@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .blocks import fence
 from .programs import ALLOWED_MODULES, args_text, literal_text
+
+if TYPE_CHECKING:
+    from .conditions import Target
 
 TASK_TYPES = ("deduction", "abduction", "induction")
 STUB = fence("python", "def f(...):\n    ...")
@@ -35,7 +39,8 @@ def solve_prompt(task_type: str, program: str, inputs: Sequence[tuple], outputs:
             f"{STUB}")
 
 
-def propose_prompt(task_type: str, references: Sequence[tuple[str, tuple, object]], num_inputs: int) -> str:
+def propose_prompt(task_type: str, references: Sequence[tuple[str, tuple, object]], num_inputs: int,
+                   target: Target | None = None) -> str:
     shown = "\n\n".join(f"Example {i + 1}:\n{fence('python', src)}\n{_pair(args, out)}"
                         for i, (src, args, out) in enumerate(references))
     what = {
@@ -49,5 +54,8 @@ def propose_prompt(task_type: str, references: Sequence[tuple[str, tuple, object
                 f"{fence('message', '<a one-line hint>')}")
     else:
         form = f"{STUB}\n{fence('input', '<arg1>, <arg2>, ...')}"
-    return (f"Propose a new {task_type} task: {what}. It must differ from the examples.\n\n{shown}\n\n{RULES}\n\n"
-            f"Answer with exactly these blocks:\n{form}")
+    aim = "" if target is None else (
+        f" Target: the program must be {target.describe()}, its inputs must have that signature, and its output "
+        f"must depend on its input (it is also run on other inputs of that signature).")
+    return (f"Propose a new {task_type} task: {what}. It must differ from the examples.{aim}\n\n{shown}\n\n"
+            f"{RULES}\n\nAnswer with exactly these blocks:\n{form}")

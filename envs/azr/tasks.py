@@ -14,7 +14,7 @@ from rlvr_gym.envs.code.plaindata import decode_tree, encode_tree
 from rlvr_gym.family import TaskSource
 from rlvr_gym.types import Task
 
-from . import bank
+from . import bank, conditions
 from .blocks import fence
 from .programs import args_text, literal_text
 from .prompts import TASK_TYPES, propose_prompt, solve_prompt
@@ -99,15 +99,20 @@ class AZRSolveTasks(TaskSource):
 
 
 class AZRProposeTasks(TaskSource):
-    """Propose tasks: reference seed programs are shown; the oracle proposes another seed program."""
+    """Propose tasks: reference seed programs are shown; the oracle proposes another seed program.
+
+    With `targets=True` (the standalone env) each task also names a target (`conditions.py`: signature, return
+    type, one construct) and the oracle proposes a program synthesised for it; the population's loop uses the
+    untargeted tasks, whose reward is learnability from its solvers."""
 
     family = "azr"
 
     def __init__(self, *, split: str = "train", seed: int = 0, task_types: Sequence[str] | str | None = None,
-                 num_inputs: int = INDUCTION_INPUTS) -> None:
+                 num_inputs: int = INDUCTION_INPUTS, targets: bool = False) -> None:
         super().__init__(split=split, seed=seed)
         self.task_types = _types(task_types)
         self.num_inputs = num_inputs
+        self.targets = targets
 
     def _draw(self, task_type: str, rng: random.Random) -> dict[str, Any]:
         chosen = rng.sample(bank.SEEDS, NUM_REFERENCES + 1)
@@ -118,17 +123,26 @@ class AZRProposeTasks(TaskSource):
                          "output": encode_tree(bank.output_of(seed.source, args))})
         oracle = chosen[-1]
         count = self.num_inputs if task_type == "induction" else 1
-        return {"task_type": task_type, "references": refs, "oracle": oracle.name,
-                "oracle_inputs": [encode_tree(list(a)) for a in bank.distinct_inputs(oracle, rng, count)]}
+        truth = {"task_type": task_type, "references": refs, "oracle": oracle.name,
+                 "oracle_inputs": [encode_tree(list(a)) for a in bank.distinct_inputs(oracle, rng, count)]}
+        if self.targets:
+            target, program, hint, inputs, probes = conditions.draw_target(rng, count)
+            truth.update(target=target.as_dict(), oracle_program=program, oracle_message=hint,
+                         oracle_inputs=[encode_tree(list(a)) for a in inputs],
+                         probe_inputs=[encode_tree(list(a)) for a in probes])
+        return truth
 
     def task(self, index: int) -> Task:
         task_type = self.task_types[index % len(self.task_types)]
         truth = self.draw(index, lambda rng: self._draw(task_type, rng), repr)
         refs = [(r["program"], tuple(decode_tree(r["input"])), decode_tree(r["output"])) for r in truth["references"]]
         oracle = bank.BY_NAME[truth["oracle"]]
+        program, message = truth.get("oracle_program", oracle.source), truth.get("oracle_message", oracle.message)
         inputs = [tuple(decode_tree(t)) for t in truth["oracle_inputs"]]
-        return self.make_task(index, prompt=propose_prompt(task_type, refs, self.num_inputs), ground_truth=truth,
-                              reference_actions=[proposal_text(task_type, oracle.source, inputs, oracle.message)],
+        target = conditions.Target(**truth["target"]) if "target" in truth else None
+        return self.make_task(index, prompt=propose_prompt(task_type, refs, self.num_inputs, target),
+                              ground_truth=truth,
+                              reference_actions=[proposal_text(task_type, program, inputs, message)],
                               difficulty=DIFFICULTY[task_type], task_type=task_type, role="propose",
                               num_inputs=self.num_inputs)
 

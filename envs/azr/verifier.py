@@ -5,11 +5,13 @@ Solve (reward 1 right, 0 wrong, invalid when the asked block is missing, doubled
   abduction  the ```input arguments are run through the program in the sandbox; the value must equal the output.
   induction  the ```python program is vetted, then run on every input (shown and hidden) in the sandbox; all
              values must equal the true outputs (binary, as in the AZR scripts).
-Propose (standalone reward 1 for a valid proposal, 0 otherwise; invalid when blocks are missing or doubled):
-  the program passes the static check, differs from the reference programs shown, every input is a literal
-  argument list, and two deterministic-mode runs give the same, expressible value for every input (induction:
-  `num_inputs` distinct inputs and a message). The learnability reward needs solver samples, so the population
-  computes it (`rewards.proposer_reward`) from `judge_proposal`'s report.
+Propose (invalid when blocks are missing or doubled): valid when the program passes the static check, differs
+  from the reference programs shown, every input is a literal argument list, and two deterministic-mode runs
+  give the same, expressible value for every input (induction: `num_inputs` distinct inputs and a message). The
+  standalone env's tasks also name a target (`conditions.py`: signature, return type, a construct, output that
+  depends on the input, checked on probe inputs too) and pay 1 only for a valid proposal on target, so no fixed
+  program keeps its reward; the population computes learnability (`rewards.proposer_reward`) from
+  `judge_proposals`'s report with its own solvers.
 Every value is compared in this process on decoded plain data; the sandbox only ever computes `f(args)`.
 """
 
@@ -23,7 +25,7 @@ from typing import Any
 from rlvr_gym.envs.code.plaindata import decode_tree
 from rlvr_gym.types import Task, Verdict
 
-from . import bank
+from . import bank, conditions
 from .blocks import fence, fenced_blocks
 from .execution import AZRExecutor, shared_executor
 from .programs import args_text, check_program, expressible, literal_text, parse_args, parse_literal, strict_equal
@@ -44,6 +46,12 @@ class ProposalReport:
     inputs: list[tuple] = field(default_factory=list)
     outputs: list[Any] = field(default_factory=list)
     message: str = ""
+    target: conditions.Target | None = None  # standalone tasks: what the proposal must be (`conditions.py`)
+    target_error: str | None = None  # why a valid proposal misses its target
+
+    @property
+    def on_target(self) -> bool:
+        return self.valid and (self.target is None or self.target_error is None)
 
 
 def _executor(executor: AZRExecutor | None) -> AZRExecutor:
@@ -151,54 +159,91 @@ def _semantic_problem(task: Task, report: ProposalReport) -> str | None:
     return None
 
 
+def _probes(task: Task) -> list[tuple]:
+    return [tuple(decode_tree(t)) for t in task.ground_truth.get("probe_inputs", [])]
+
+
 def judge_proposals(tasks: Sequence[Task], texts: Sequence[str], *, executor: AZRExecutor | None = None,
                     ) -> list[ProposalReport]:
-    """Reports of many proposals; all surviving programs run (twice) in one sandbox batch."""
+    """Reports of many proposals; all surviving programs run (twice) in one sandbox batch, on their own inputs
+    and, for targeted tasks, on the task's probe inputs too."""
     reports, pending = [], []
     for task, text in zip(tasks, texts, strict=True):
         report = ProposalReport(task.ground_truth["task_type"])
+        if "target" in task.ground_truth:
+            report.target = conditions.Target(**task.ground_truth["target"])
         num = int(task.metadata.get("num_inputs", 1)) if report.task_type == "induction" else 1
         report.error = _parse_proposal(task, text, report, num)
         report.well_formed = report.error is None
         if report.well_formed:
             report.error = _semantic_problem(task, report)
             if report.error is None:
-                pending.append(report)
+                pending.append((report, _probes(task)))
         reports.append(report)
-    runs = _executor(executor).run_checked([(r.program, r.inputs) for r in pending])
-    for report, run in zip(pending, runs, strict=True):
-        if not run.all_ok:
-            failed = next((c.error for c in run.calls if not c.ok), None)
+    runs = _executor(executor).run_checked([(r.program, [*r.inputs, *probes]) for r, probes in pending])
+    for (report, probes), run in zip(pending, runs, strict=True):
+        own = len(report.inputs)
+        calls, probe_calls = run.calls[:own], run.calls[own:]
+        if not run.loaded or not calls or not all(c.ok for c in calls):
+            failed = next((c.error for c in calls if not c.ok), None)
             report.error = run.error or failed or "the program failed"
-        elif not all(expressible(c.value) for c in run.calls):
+        elif not all(expressible(c.value) for c in calls):
             report.error = "an output cannot be written as a Python literal"
         else:
-            report.valid, report.outputs = True, [c.value for c in run.calls]
+            report.valid, report.outputs = True, [c.value for c in calls]
+            if report.target is not None:
+                report.target_error = _target_error(report, probe_calls, len(probes))
     return reports
 
 
+def _target_error(report: ProposalReport, probe_calls: Sequence[Any], probes: int) -> str | None:
+    assert report.target is not None
+    if len(probe_calls) != probes or not all(c.ok for c in probe_calls):
+        return f"the program fails on other inputs of the signature {report.target.args}"
+    outputs = [*report.outputs, *(c.value for c in probe_calls)]
+    return conditions.target_problem(report.target, report.program, report.inputs, outputs)
+
+
 def proposal_verdict(report: ProposalReport) -> Verdict:
+    """Untargeted: 1 for a valid proposal. Targeted (the standalone env): 1 only when it also meets its target."""
     if not report.well_formed:
         return Verdict.invalid(report.error or "malformed proposal", components={"valid": 0.0})
-    return Verdict(reward=float(report.valid), passed=report.valid, components={"valid": float(report.valid)},
-                   feedback="A valid proposal." if report.valid else f"Invalid proposal: {report.error}.")
+    components = {"valid": float(report.valid)}
+    if report.target is not None:
+        components["on_target"] = float(report.on_target)
+    if not report.valid:
+        feedback = f"Invalid proposal: {report.error}."
+    elif not report.on_target:
+        feedback = f"A valid proposal that misses its target: {report.target_error}."
+    else:
+        feedback = "A valid proposal." if report.target is None else "A valid proposal on target."
+    ok = report.on_target
+    return Verdict(reward=float(ok), passed=ok, components=components, feedback=feedback)
 
 
 def propose_wrong_answers(task: Task, rng: random.Random) -> list[list[str]]:
-    """A copied reference, a banned import, a syntax error, a nondeterministic program."""
+    """A copied reference, a banned import, a syntax error, a nondeterministic program; with a target, also the
+    oracle's program made constant and one returning another type."""
     truth = task.ground_truth
     kind = truth["task_type"]
     ref = truth["references"][0]
     oracle = bank.BY_NAME[truth["oracle"]]
+    source = truth.get("oracle_program", oracle.source)
     inputs = [tuple(decode_tree(t)) for t in truth["oracle_inputs"]]
     ref_inputs = [tuple(decode_tree(ref["input"]))] * len(inputs)
-    message = oracle.message if kind == "induction" else ""
+    message = truth.get("oracle_message", oracle.message) if kind == "induction" else ""
     variants = [
         (ref["program"], ref_inputs if kind != "induction" else inputs),
-        ("import random\n" + oracle.source, inputs),
-        (oracle.source.replace(":", "", 1), inputs),
-        ("import time\n" + oracle.source.replace("return ", "return time.time(), ", 1), inputs),
+        ("import random\n" + source, inputs),
+        (source.replace(":", "", 1), inputs),
+        ("import time\n" + source.replace("return ", "return time.time(), ", 1), inputs),
     ]
+    if "target" in truth:
+        header = source.split("\n", 1)[0]
+        constant = literal_text(bank.output_of(source, inputs[0]))  # our own synthesised program
+        variants += [(f"{header}\n    return {constant}", inputs), (source.replace("return ", "return str(", 1) + ")"
+                     if truth["target"]["returns"] != "str" else source.replace("return ", "return len(", 1) + ")",
+                     inputs)]
     return [[proposal_text(kind, program, ins, message)] for program, ins in variants]
 
 

@@ -3,25 +3,23 @@
 Format (stated in every task prompt): wrap code to try out in `<run>...</run>` and the final solution in
 `<submit>...</submit>`; inside a tag the code may be a ```python fenced block or raw text. A run uses its last
 block. A submission must commit to one program: several submit tags or fenced blocks with different code make it
-ambiguous, an invalid action (never "the last one wins", which would let a response offer every candidate). Text with no tag counts as a submission when it has a fenced python block or is itself Python with at least
-one statement beyond a bare expression (so single-turn agents and plain completions still work); untagged prose
-carries no code and is an invalid action. If both tags occur, the submission wins: a submit is never ignored.
-Code longer than `MAX_CODE_CHARS`, untagged text longer than `MAX_UNTAGGED_CHARS` and actions with more than
+ambiguous, an invalid action (never "the last one wins", which would let a response offer every candidate). Only an
+explicit submission counts: a `<submit>` tag, or (for single-turn agents) untagged text with a fenced python
+block. Untagged text without a fence carries no code, even when it happens to parse as Python (prose such as
+"x = 1" or an echoed stub would otherwise be judged as a program): an invalid action. If both tags occur, the
+submission wins: a submit is never ignored. Code longer than `MAX_CODE_CHARS` and actions with more than
 `MAX_MARKERS` fences or tags are refused (invalid actions, with `problem` saying why). Parsing never raises, runs
 in time linear in the text, and every returned code carries its character offset in the action text.
 """
 
 from __future__ import annotations
 
-import ast
 import re
-import textwrap
 from dataclasses import dataclass
 from typing import Literal
 
 FENCE = "```"
 MAX_CODE_CHARS = 64_000  # longer code is refused before any parsing (no dataset solution comes close)
-MAX_UNTAGGED_CHARS = 8_000  # untagged, unfenced text is tried as Python only up to this size
 MAX_MARKERS = 2_000  # fences or tags per action; more is refused, keeping every scan a few C-speed passes
 _LANG = re.compile(r"[ \t]*([A-Za-z0-9_+-]*)")
 _OPEN = {kind: re.compile(rf"<{kind}>", re.IGNORECASE) for kind in ("run", "submit")}
@@ -147,27 +145,15 @@ def parse_action(text: str) -> ParsedAction:
     if runs:
         start, end = runs[-1]
         return _committed(code_candidates(text[start:end], start), "run")
-    candidates = code_candidates(text)
-    code, offset = candidates[-1]
-    if FENCE in text or len(code) > MAX_CODE_CHARS:
-        return _committed(candidates, "submit")
-    if len(code) > MAX_UNTAGGED_CHARS or not _looks_like_code(code):
-        return ParsedAction("submit", "", offset, "no tagged or fenced code" if code.strip() else "")
-    return ParsedAction("submit", code, offset)
+    if FENCE in text:
+        return _committed(code_candidates(text), "submit")
+    return ParsedAction("submit", "", 0, "no <submit> tag or fenced code block" if text.strip() else "")
 
 
 def _bounded(parsed: ParsedAction) -> ParsedAction:
     if len(parsed.code) <= MAX_CODE_CHARS:
         return parsed
     return ParsedAction(parsed.kind, "", parsed.offset, f"the code is longer than {MAX_CODE_CHARS} characters")
-
-
-def _looks_like_code(text: str) -> bool:
-    try:
-        tree = ast.parse(textwrap.dedent(text))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return any(not isinstance(node, ast.Expr) for node in tree.body)
 
 
 FORMAT_INSTRUCTIONS = (

@@ -15,7 +15,7 @@ from typing import Any
 from rlvr_gym.env import Env, StepResult, feedback
 from rlvr_gym.types import Message, Task, Verdict
 
-from . import verifier
+from . import floor, verifier
 from .actions import FORMAT_INSTRUCTIONS, ParsedAction, parse_action
 from .execution import CodeExecutor, shared_executor
 from .penalties import penalty_map
@@ -135,6 +135,10 @@ class CodeEnv(Env):
 
     def wrong_answers(self, task: Task, rng: random.Random) -> list[list[str]]:
         return verifier.wrong_answers(task, rng)
+
+    def floor_policies(self, task: Task, rng: random.Random) -> dict[str, list[str]]:
+        """Constant, None and identity bodies, `pass`, untagged code: check-env's reward floor (floor.py)."""
+        return floor.floor_policies(task)
 
 
 class HumanEvalEnv(CodeEnv):

@@ -16,8 +16,10 @@ Components (all in [0, 1] except `outcome`):
 The weights (syntax 0.1, tests 0.6, executable 0.1, style 0.1, security 0.1, outcome 0 = metric only) and the
 caps (style 10, security 3) are design choices: the execution-aware code-RL paper (arXiv 2605.21180) names the
 components but publishes no numbers (design choice, see docs/code-env.md). Code that does not parse is an invalid
-response with 0 on every component, and code that passes no test gets reward 0, so neither garbage nor a stub
-ever collects style or security reward. `passed` means all tests passed.
+response with 0 on every component. Every other reward is `earned` x the rubric with `tests` at 1, where `earned`
+is 1 on a full pass and otherwise the share of the cases no trivial program (constant, None, identity) passes that
+this one passes (`trivial.py`): neither garbage, nor a stub, nor a constant body ever collects test, style or
+security reward. `passed` means all tests passed.
 The verdict is a pure function of (task, code) given a working sandbox: findings are cached by program text,
 and the only nondeterminism left is a candidate whose own behaviour depends on time or randomness.
 """
@@ -41,7 +43,8 @@ from .program import Program, assemble
 from .security import security_findings
 from .spec import CodeSpec, spec_of
 from .style import style_findings_many
-from .testsuite import build_plan
+from .testsuite import TestPlan, build_plan
+from .trivial import beyond_trivial
 
 DEFAULT_WEIGHTS: dict[str, float] = {
     "syntax": 0.1,
@@ -66,6 +69,7 @@ class CodeReport:
     findings: list[Finding] = field(default_factory=list)
     style_tool: str = ""
     test_run: TestRun | None = None
+    plan: TestPlan | None = None  # the tests' judging plan (the trivial baseline is measured on it)
     components: dict[str, float] = field(default_factory=dict)
     error: str | None = None
 
@@ -175,7 +179,9 @@ def evaluate_many(
     specs = [spec_of(task) for task in tasks]
     reports = analyse_many(specs, codes)
     pending = [i for i, report in enumerate(reports) if report.syntax_ok]
-    runs = executor.run_tests_many([(reports[i].program, build_plan(specs[i])) for i in pending])
+    for i in pending:
+        reports[i].plan = build_plan(specs[i])
+    runs = executor.run_tests_many([(reports[i].program, reports[i].plan) for i in pending])
     by_index = dict(zip(pending, runs, strict=True))
     return [_finish(report, by_index.get(i)) for i, report in enumerate(reports)]
 
@@ -218,21 +224,40 @@ def summarize(report: CodeReport) -> str:
     return "; ".join(parts) + "."
 
 
-def verdict_of(report: CodeReport, rubric: Rubric | None = None) -> Verdict:
-    """The verdict of one report: invalid when the program does not parse, 0 when no test passed.
+def earned_share(report: CodeReport) -> float:
+    """Share of the cases no trivial program passes that this program passes (`trivial.py`); 1 on a full pass.
 
-    A program that passes no test earns nothing: syntax, style, security and executable refine working code and
-    are never a reward for code that does nothing (an echoed stub would otherwise collect 0.4). A sandbox that
-    could not run the tests is an infrastructure failure (`InfraError`), never a score.
+    A full pass needs no baseline (and the oracle never pays for one); anything less is measured against the
+    cases a constant, `None` or an identity body passes on the same tests, so those cases earn nothing.
+    """
+    run = report.test_run
+    if run is None or not run.cases:
+        return 0.0
+    if run.passed_count == len(run.cases):
+        return 1.0
+    if report.plan is None or run.passed_count == 0:
+        return 0.0
+    return beyond_trivial(report.plan, {case.index for case in run.cases if case.passed})
+
+
+def verdict_of(report: CodeReport, rubric: Rubric | None = None) -> Verdict:
+    """The verdict of one report: invalid when the program does not parse, else the rubric scaled by `earned`.
+
+    reward = earned x (the rubric with `tests` at 1): every component (syntax, executable, style, security) pays
+    only in proportion to the tests passed beyond what trivial programs pass, so neither garbage, nor a stub,
+    nor a constant body (`return True`) collects anything. `tests` stays the raw pass fraction and `earned` is
+    shown beside it. A sandbox that could not run the tests is an infrastructure failure (`InfraError`).
     """
     if report.error:
         raise InfraError(f"code sandbox failed: {report.error}")
-    verdict = (rubric or code_rubric()).combine(report.components, feedback=summarize(report))
+    rubric = rubric or code_rubric()
+    verdict = rubric.combine(report.components, feedback=summarize(report))
     if not report.syntax_ok:
         return Verdict.invalid("the program does not parse", components=verdict.components, feedback=verdict.feedback)
-    if report.components["tests"] == 0.0:
-        return verdict.model_copy(update={"reward": 0.0, "passed": False})
-    return verdict
+    earned = earned_share(report)
+    reward = earned * rubric.combine({**report.components, "tests": 1.0}).reward if earned > 0.0 else 0.0
+    components = {**verdict.components, "earned": earned}
+    return verdict.model_copy(update={"reward": reward, "components": components})
 
 
 def judge_submission(

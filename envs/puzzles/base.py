@@ -67,12 +67,14 @@ def answer_region(text: str) -> str:
     return text
 
 
-def parse_directions(text: str) -> tuple[list[str], str | None]:
-    """Moves U/D/L/R from "UDLR", "up, left", "R R D", arrows; `restart` goes back to the start.
+def parse_directions(text: str, *, allow_restart: bool = False) -> tuple[list[str], str | None]:
+    """Moves U/D/L/R from "UDLR", "up, left", "R R D", arrows; with `allow_restart`, `restart` goes back to the start.
 
-    Returns (moves, error); on an unreadable token the error names it and the moves are empty. At most
-    MAX_MOVES_PER_ACTION + 1 tokens are ever split off, so even a 1 MB reply costs a few C-level passes.
+    Returns (moves, error); on an unreadable token the error names it and the moves are empty. A puzzle whose
+    prompt does not offer `restart` refuses it like any other unknown word. At most MAX_MOVES_PER_ACTION + 1
+    tokens are ever split off, so even a 1 MB reply costs a few C-level passes.
     """
+    offered = "U, D, L, R, up/down/left/right" + (" or restart" if allow_restart else "")
     region = answer_region(text)
     for arrow, letter in _ARROWS.items():
         region = region.replace(arrow, letter)
@@ -84,12 +86,12 @@ def parse_directions(text: str) -> tuple[list[str], str | None]:
             if not token:
                 continue
             word = token.lower()
-            if word in _WORDS:
+            if word in _WORDS and (allow_restart or _WORDS[word] != RESTART):
                 moves.append(_WORDS[word])
             elif token.isascii() and token.isalpha() and set(word) <= _LETTERS:
                 moves.extend(word.upper())
             else:
-                return [], f"could not read {token[:20]!r} as a move (use U, D, L, R, up/down/left/right or restart)"
+                return [], f"could not read {token[:20]!r} as a move (use {offered})"
             if len(moves) > MAX_MOVES_PER_ACTION:
                 return [], f"more than {MAX_MOVES_PER_ACTION} moves in one message"
     if not moves:
@@ -166,6 +168,8 @@ class Puzzle(ABC):
         return 1
 
     def progress(self, state: Hashable) -> float:
+        """The progress the reward pays for (default: the mean of the parts); a puzzle narrows it to the parts
+        that only a step towards the solution can raise."""
         parts = self.progress_parts(state)
         return float(sum(parts.values()) / len(parts))
 

@@ -15,6 +15,7 @@ from gymnasium import spaces
 
 from rlvr_gym import Env, Message, StepResult, Task, Verdict, feedback
 
+from . import floor
 from .frames import DEFAULT_MIN_CONFIDENCE, invalid_verdict
 from .prompts import frames_prompt, frames_reference, text_prompt, text_reference
 from .render import DEFAULT_TILE, render_state
@@ -88,6 +89,10 @@ class PuzzleTextEnv(PuzzleEnv):
 
     def truncation_verdict(self) -> Verdict:
         return self.play.verdict(self.turn)
+
+    def floor_policies(self, task: Task, rng: random.Random) -> dict[str, list[str]]:
+        """Non-solving scripts for check-env's reward floor: restarts, one direction, back and forth, stubs."""
+        return floor.text_policies(task, self.max_turns)
 
     def render(self) -> str | np.ndarray | None:
         if self.puzzle is None:
@@ -224,6 +229,10 @@ class PuzzleFramesEnv(PuzzleEnv):
 
     def truncation_verdict(self) -> Verdict:
         return self.last_verdict or invalid_verdict(f"no valid frame sequence in {self.max_turns} turn(s)")
+
+    def floor_policies(self, task: Task, rng: random.Random) -> dict[str, list[str]]:
+        """Non-solving videos for check-env's reward floor: a held first frame, one move away and back."""
+        return floor.frame_policies(task, self.tile_size, self.fps)
 
     def render(self) -> str | np.ndarray | None:
         if self.puzzle is None:

@@ -189,6 +189,14 @@ class FlowFreePuzzle(Puzzle):
         filled = set(self.endpoint_colour) | {cell for p in paths for cell in p}
         return {"pairs_connected": connected / self.num_colours, "cells_filled": len(filled) / self.size**2}
 
+    def progress(self, state: Hashable) -> float:
+        """Paid progress is connected pairs only: filling cells without joining a pair is no step towards a
+        solution (long detours fill cells too), so `cells_filled` stays a weight-0 metric."""
+        return self.progress_parts(state)["pairs_connected"]
+
+    def frame_progress(self, state: Hashable) -> float:
+        return self.frame_progress_parts(state)["pairs_connected"]
+
     def move_cost(self, state: Hashable, move: Any) -> int:
         return max(0, len(move[1]) - 1)
 

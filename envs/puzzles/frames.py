@@ -86,9 +86,9 @@ class FrameReport:
 
 FRAME_RUBRIC = Rubric(
     [
-        Criterion("solved", lambda report: float(report.solved), 0.625),
+        Criterion("solved", lambda report: float(report.solved), 0.75),
         Criterion("progress", lambda report: 1.0 if report.solved else report.progress, 0.25),
-        Criterion("legal_transitions", lambda report: report.legal_fraction, 0.125),
+        Criterion("legal_transitions", lambda report: report.legal_fraction, 0.0),  # a constraint, never a reward
         Criterion("first_frame", lambda report: float(report.first_frame_ok), 0.0),
         Criterion(
             "decode_confidence", lambda report: float(np.mean(report.confidence)) if report.confidence else 0.0, 0.0

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import numpy as np
 from pydantic import BaseModel, Field
 
-from .base import DIRECTIONS, RESTART, Puzzle, parse_directions
+from .base import DIRECTIONS, Puzzle, parse_directions
 
 FLOOR, WALL, START, GOAL, PLAYER, PLAYER_ON_GOAL = range(6)
 _CLASS_SYMBOL = {FLOOR: ".", WALL: "#", START: "S", GOAL: "G", PLAYER: "@", PLAYER_ON_GOAL: "@"}
@@ -104,11 +104,12 @@ class MazePuzzle(Puzzle):
         return self.start
 
     def parse_action(self, text: str) -> tuple[list[Any], str | None]:
+        """U/D/L/R only: the Maze prompt offers no `restart`, so the word is refused like any unknown one."""
         return parse_directions(text)
 
     def apply(self, state: Hashable, move: Any) -> tuple[Hashable | None, str | None]:
-        if move == RESTART:
-            return self.start, None
+        if move not in DIRECTIONS:
+            return None, f"{move!r} is not a move of this maze"
         r, c = divmod(int(state), self.cols)  # type: ignore[call-overload]
         dr, dc = DIRECTIONS[move]
         nr, nc = r + dr, c + dc

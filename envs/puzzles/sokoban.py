@@ -113,7 +113,7 @@ class SokobanPuzzle(Puzzle):
         return (target, boxes), None, False
 
     def parse_action(self, text: str) -> tuple[list[Any], str | None]:
-        return parse_directions(text)
+        return parse_directions(text, allow_restart=True)
 
     def apply(self, state: Hashable, move: Any) -> tuple[Hashable | None, str | None]:
         if move == RESTART:

@@ -3,7 +3,9 @@
 Text variant: the trajectory's messages are replayed on the puzzle's rules (`TextPlay`, the same machine the env
 plays). Every message is atomic: a message with an unreadable or illegal move, or one that keeps moving after the
 puzzle is solved, is rejected whole, so a reply that lists several candidate solutions cannot win with one of them.
-Reward 0.75 solved + 0.125 progress (gained over the start) + 0.125 valid_moves; no readable message = invalid.
+Reward 0.75 solved + 0.25 progress, progress being what the final position gained over the start (so restarts,
+back-and-forth moves and moves that undo each other earn nothing); valid moves are a constraint (an illegal
+message is not played) and a weight-0 metric, never a reward. No readable message = invalid.
 
 Frames variant: each action is a whole video (`frames.verify_frames`); the first passing attempt counts, else the
 last. Unreadable frames are an invalid verdict, never a crash.
@@ -28,8 +30,8 @@ from .tasks import GAMES, Instance, PuzzleTasks, paths_text, puzzle_from_task, t
 TEXT_RUBRIC = Rubric(
     [
         Criterion("solved", lambda play: float(play.solved), 0.75),
-        Criterion("progress", lambda play: 1.0 if play.solved else play.progress, 0.125),
-        Criterion("valid_moves", lambda play: play.valid_fraction, 0.125),
+        Criterion("progress", lambda play: 1.0 if play.solved else play.progress, 0.25),
+        Criterion("valid_moves", lambda play: play.valid_fraction, 0.0),  # a constraint (metric), never a reward
         Criterion("steps_over_optimal", lambda play: play.steps - play.optimal if play.solved else -1.0, 0.0),
         Criterion("steps", lambda play: float(play.steps), 0.0),
         Criterion("optimal_steps", lambda play: play.optimal, 0.0),

@@ -13,6 +13,7 @@ from typing import Any
 from rlvr_gym import Env, Message, StepResult, Task, Verdict
 from rlvr_gym.env import feedback
 
+from . import floor
 from .tasks import BFCLTasks, DepthTasks
 from .verifier import ToolEpisode, tool_messages, verify, wrong_answers
 
@@ -39,6 +40,10 @@ class ToolEnv(Env):
 
     def wrong_answers(self, task: Task, rng: random.Random) -> list[list[str]]:
         return wrong_answers(task, rng)
+
+    def floor_policies(self, task: Task, rng: random.Random) -> dict[str, list[str]]:
+        """Constant answers, blind calls, the chain without its answer: check-env's reward floor (floor.py)."""
+        return floor.floor_policies(task, rng)
 
     def offered(self) -> list[str]:
         assert self.task is not None
@@ -92,7 +97,8 @@ class BFCLEnv(ToolEnv):
         super().__init__(**kwargs)
         category = self.source.category  # type: ignore[union-attr]
         if category in _RELEVANCE_EXCEPTIONS:
-            self.check_exceptions = {"hacks": _RELEVANCE_EXCEPTIONS[category]}  # type: ignore[misc]
+            why = _RELEVANCE_EXCEPTIONS[category]
+            self.check_exceptions = {"hacks": why, "reward_floor": why}  # type: ignore[misc]
 
     def respond(self, action: str) -> StepResult:
         assert self.task is not None

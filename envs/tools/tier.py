@@ -5,9 +5,12 @@ Parameters and types lose `TIER_PENALTY` (0.25 of the component) per mismatch, s
 call to an unknown tool counts each of its arguments as an unknown parameter. Gates as in TIER: a call block that
 does not parse zeroes everything; any failed execution removes the answer credit.
 
-Our change (issue #13): the five process components are scaled by `progress`, the share of the task's required
-chain that the executor saw carried out (see `provenance.py`). Calls unrelated to the task earn nothing, and the
-answer counts only when it is the output of the executed chain.
+Our changes: the five process components are scaled by `progress`, the share of the task's required chain that
+the executor saw carried out (see `provenance.py`; issue #13), so calls unrelated to the task earn nothing and the
+answer counts only when it is the output of the executed chain. Without the right final answer the process
+components keep only `UNANSWERED_SHARE` of their value (issue #42): TIER pays 0.5 for a complete chain whatever
+the answer, which makes stopping one step short of the answer a stable floor; here a complete chain with a wrong
+answer earns 0.04 and still ranks above half a chain (0.02), so the dense signal keeps its order.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ TIER_WEIGHTS: dict[str, float] = {
     "answer": 0.5,
 }
 TIER_PENALTY = 0.25
+UNANSWERED_SHARE = 0.08  # share of the process credit kept without the right final answer (<= 0.04 in all)
 
 
 @dataclass
@@ -42,8 +46,14 @@ class Evidence:
     unrelated_calls: int = 0
 
 
-def _parsed(e: Evidence) -> float:
+def _chain(e: Evidence) -> float:
+    """The share of the required chain carried out, when every call block parsed."""
     return float(e.syntax_failures == 0 and e.calls > 0) * e.progress
+
+
+def _parsed(e: Evidence) -> float:
+    """What the process components are scaled by: the chain share, mostly withheld until the answer is right."""
+    return _chain(e) * (1.0 if e.answer_correct else UNANSWERED_SHARE)
 
 
 def format_part(evidence: Evidence) -> float:
@@ -67,7 +77,7 @@ def execution_part(evidence: Evidence) -> float:
 
 
 def answer_part(evidence: Evidence) -> float:
-    return float(_parsed(evidence) == 1.0 and evidence.exec_failures == 0 and evidence.answer_correct)
+    return float(_chain(evidence) == 1.0 and evidence.exec_failures == 0 and evidence.answer_correct)
 
 
 def tier_rubric(weights: dict[str, float] | None = None) -> Rubric:

@@ -24,7 +24,8 @@ from rlvr_gym.family import stable_seed
 from .lexicon import BRAND_PARTS, CATEGORY_NAMES, MODIFIERS, OPTION_VALUES, TYPES, ProductType
 from .matching import option_matches
 
-CATALOG_VERSION = 3  # bump when generation changes: it keys the on-disk index cache
+CATALOG_VERSION = 4  # bump when generation changes: it keys the on-disk index cache
+OPTION_VALUES_PER_DIM = (3, 8)  # values a product offers per option dimension (fewer when the pool runs out)
 DATA_ENV = "WEBSHOP_DATA"
 
 
@@ -132,7 +133,7 @@ def generate_product(seed: int, index: int, kind: ProductType | None = None) -> 
     kind = kind or rng.choice(TYPES)
     brand, modifier = _brand(rng), rng.choice(MODIFIERS)
     attrs = rng.sample(kind.attributes, rng.randint(2, min(4, len(kind.attributes))))
-    options = {dim: distinct_values(rng, dim, rng.randint(1, 5)) for dim in kind.options}
+    options = {dim: distinct_values(rng, dim, rng.randint(*OPTION_VALUES_PER_DIM)) for dim in kind.options}
     title = f"{brand} {modifier.title()} {attrs[0].title()} {kind.head.title()}"
     if len(attrs) > 1:
         title += f", {attrs[1].title()}"

@@ -9,6 +9,7 @@ from typing import Any
 from rlvr_gym import Env, Message, StepResult, Task, Verdict
 from rlvr_gym.env import feedback
 
+from . import floor
 from .shop import ShopSession, render_text
 from .tasks import WebShopTasks
 from .verifier import DEFAULT_MAX_TURNS, new_session, purchase_verdict, verify, wrong_answers
@@ -79,3 +80,7 @@ class WebShopEnv(Env):
 
     def wrong_answers(self, task: Task, rng: random.Random) -> list[list[str]]:
         return wrong_answers(task, rng)
+
+    def floor_policies(self, task: Task, rng: random.Random) -> dict[str, list[str]]:
+        """WebShop's rule baseline and relatives (search the instruction, buy the k-th result): floor.py."""
+        return floor.floor_policies(task)

@@ -7,6 +7,12 @@ some product type (`lexicon.TITLE_NOUNS`). For generated titles this is exact by
 (its `en_core_web_sm` model is not on PyPI under that name, and loading a re-upload costs ~4 s and ~38 ms/title).
 The one deliberate deviation: an empty goal attribute list (a ZeroDivisionError in the original) counts as
 attribute score 1 with nothing added to the sum.
+
+`shop_reward` is what the env pays (docs/reward-contract.md): 1 for a purchase WebShop scores 1, else only
+`PARTIAL_OPTIONS` x the share of goal options matched on a purchase that is otherwise right. WebShop's own
+partial credit (type, attributes, price) is what searching the instruction text and buying the first result
+collects without reading the goal (0.5-0.6 on our catalog, WebShop's rule baseline scores 0.46 in the paper), so
+it stays a component (`webshop_reward`), never a reward.
 """
 
 from __future__ import annotations
@@ -133,3 +139,16 @@ def webshop_reward(product: Product, chosen: dict[str, str], goal: Goal) -> tupl
         "match_fraction": total,
     }
     return reward, components
+
+
+PARTIAL_OPTIONS = 0.05  # the most a purchase short of the goal earns: options chosen on an otherwise right product
+
+
+def shop_reward(product: Product, chosen: dict[str, str], goal: Goal) -> tuple[float, dict[str, float]]:
+    """The env's reward: 1 on a full WebShop match; else a small option credit on an otherwise right purchase."""
+    original, parts = webshop_reward(product, chosen, goal)
+    if original >= 1.0 - 1e-9:
+        return 1.0, {**parts, "webshop_reward": original}
+    rest_right = parts["r_type"] == 1.0 and parts["attribute_score"] == 1.0 and parts["price_score"] == 1.0
+    partial = PARTIAL_OPTIONS * parts["option_score"] if rest_right and goal.options else 0.0
+    return partial, {**parts, "webshop_reward": original}

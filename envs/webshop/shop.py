@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .catalog import Catalog, Product
-from .reward import Goal, webshop_reward
+from .reward import Goal, shop_reward
 from .search import SearchEngine
 
 PRODUCT_WINDOW = 10
@@ -135,7 +135,7 @@ class ShopSession:
                 self.kind = "item"
         elif key == BUY:
             product = self.catalog.by_asin[self.asin]
-            reward, components = webshop_reward(product, self.options, self.goal)
+            reward, components = shop_reward(product, self.options, self.goal)
             self.purchase = Purchase(self.asin, dict(self.options), reward, components)
             self.kind = "done"
             return Outcome(True, done=True, clicked=element.label)

@@ -7,10 +7,16 @@ split. No repeats: index i keeps only instructions whose hash is i mod the split
 repeats within a window of consecutive indices, and two indices share one only if they are a multiple of it apart.
 The task's reference actions are the scripted oracle's plan (search the goal product's title, page to it, choose
 the options, buy), computed against the env's own search engine.
+
+Goals must be unreachable without reading them (docs/reward-contract.md): the goal product offers at least
+`MIN_OPTION_SPACE` option combinations (so a blind pick matches all options about 1 time in 30 or less), and a
+goal that WebShop's rule baseline or one of its relatives (`planner.blind_plans`: search the instruction, buy one
+of the first three results with no, the first or the last option values) would fully satisfy is not drawn.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
@@ -20,15 +26,17 @@ from rlvr_gym import Task
 from rlvr_gym.family import TaskSource, split_of, stable_seed
 
 from .catalog import Catalog, Product, get_catalog
-from .planner import plan_purchase
+from .planner import blind_plans, plan_purchase
 from .reward import Goal
-from .search import get_engine
+from .search import SearchEngine, get_engine
+from .shop import ShopSession
 
 PRICE_GRID = tuple(range(10, 1000, 10))
 # Index i keeps goals whose instruction hash is i mod the window: no repeat within a window of indices. Eval keeps
 # 1 draw in 10 already, so its window is smaller at the same cost per task.
 WINDOWS = {"train": 256, "eval": 32}
 MAX_ATTEMPTS = 200_000
+MIN_OPTION_SPACE = 30  # option combinations the goal product offers (a blind choice is right 1 time in 30)
 NO_PRICE_BOUND = 1_000_000.0
 TEMPLATES = (
     "i am looking for {article} {head} that is {attrs}",
@@ -78,6 +86,27 @@ def make_goal(product: Product, rng: random.Random) -> Goal:
     )
 
 
+def option_space(product: Product) -> int:
+    return math.prod(len(values) for values in product.options.values()) if product.options else 0
+
+
+def goal_products(catalog: Catalog) -> list[Product]:
+    """Products a goal may name: enough option combinations to make blind picks rare (all, if none has them)."""
+    rich = [p for p in catalog.products if option_space(p) >= MIN_OPTION_SPACE]
+    return rich or list(catalog.products)
+
+
+def blindly_solved(catalog: Catalog, engine: SearchEngine, goal: Goal) -> bool:
+    """Whether a purchase that never reads the goal (`planner.blind_plans`) would satisfy it fully."""
+    for plan in blind_plans(engine, catalog, goal.instruction).values():
+        session = ShopSession(catalog, engine, goal)
+        for action in plan:
+            session.act(action)
+        if session.purchase is not None and session.purchase.reward >= 1.0 - 1e-9:
+            return True
+    return False
+
+
 def _split_and_window(instruction: str, eval_fraction: float) -> tuple[str, int]:
     split = split_of(instruction, eval_fraction)
     return split, stable_seed("webshop-window", instruction) % WINDOWS[split]
@@ -104,16 +133,17 @@ class WebShopTasks(TaskSource):
         self.config = ShopConfig(**config)
         self.catalog: Catalog = get_catalog(self.config.catalog_size, self.config.catalog_seed, self.config.data)
         self.engine = get_engine(self.catalog, self.config.engine)
+        self.products = goal_products(self.catalog)
 
     def _draw_goal(self, index: int) -> tuple[Goal, list[str]]:
         """The first goal drawn for `index` that is in this split, in the index's window class, and reachable."""
         rng = self.rng(index)  # one stream per index: a draw costs microseconds, so the window stays cheap
         for _ in range(MAX_ATTEMPTS):
-            goal = make_goal(rng.choice(self.catalog.products), rng)
+            goal = make_goal(rng.choice(self.products), rng)
             if _split_and_window(goal.instruction, self.eval_fraction) != (self.split, index % WINDOWS[self.split]):
                 continue
             plan = plan_purchase(self.engine, self.catalog.by_asin[goal.asin], dict(goal.options))
-            if plan is not None:
+            if plan is not None and not blindly_solved(self.catalog, self.engine, goal):
                 return goal, plan
         raise RuntimeError(f"webshop: no {self.split} goal for index {index} in {MAX_ATTEMPTS} draws")
 

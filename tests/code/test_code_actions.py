@@ -52,7 +52,9 @@ def test_unclosed_fence_and_other_languages():
     assert parse_action("<submit>```python\nx = 1").code == "x = 1"
     assert parse_action("```bash\nls\n```").code.startswith("```bash")  # no python block: the raw text
     assert not parse_action("I would write a loop.").has_code  # untagged prose is no code
-    assert parse_action("    return x + 1").has_code  # an untagged body is code
+    assert not parse_action("    return x + 1").has_code  # nor is untagged text that happens to parse
+    assert not parse_action("x = 1\nprint(x)").has_code
+    assert parse_action("```\n    return x + 1\n```").has_code  # a fenced block is an explicit answer
 
 
 def test_never_raises_on_garbage():

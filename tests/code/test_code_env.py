@@ -104,12 +104,26 @@ def test_code_passing_no_test_earns_nothing_but_components_are_reported(codegen)
     assert any(span["kind"] == "security" for span in info["penalty_spans"])
 
 
-def test_partial_solution_gets_partial_reward(executor):
+PARTIAL_LONGEST = "def longest(strings):\n    return strings[0] if strings else None\n"  # HumanEval/12: 4 of 6
+
+
+def test_partial_solution_gets_partial_reward_beyond_trivial_programs(executor):
     env = HumanEvalEnv(executor=executor)
-    env.reset(options={"task_index": 0})
-    *_, info = env.step(format_submission("def has_close_elements(numbers, threshold):\n    return True\n"))
-    verdict = info["verdict"]
-    assert 0.0 < verdict.components["tests"] < 1.0 and 0.0 < verdict.reward < 1.0 and not verdict.passed
+    env.reset(options={"task_index": 12})
+    verdict = env.step(format_submission(PARTIAL_LONGEST))[4]["verdict"]
+    assert verdict.components["tests"] == pytest.approx(4 / 6) and verdict.components["earned"] == 0.5
+    assert verdict.reward == pytest.approx(0.5 * 0.99) and not verdict.passed  # style 0.9: one finding
+
+
+@pytest.mark.parametrize("body", ["return True", "return None", "return []", "return strings"])
+def test_a_trivial_body_earns_nothing_even_where_it_passes_tests(executor, body):
+    env = HumanEvalEnv(executor=executor)
+    task = env.get_task(0 if body == "return True" else 12)
+    entry = task.ground_truth["entry_point"]
+    verdict = env.verify(task, [format_submission(f"def {entry}(*args):\n    {body.replace('strings', 'args[0]')}")])
+    assert verdict.reward == 0.0 and verdict.components["earned"] == 0.0
+    if body == "return True":  # has_close_elements: True passes 4 of 7 tests, and still earns nothing
+        assert verdict.components["tests"] > 0.5
 
 
 def test_determinism(executor):
@@ -139,9 +153,8 @@ def test_weights_are_configurable(executor):
     env = HumanEvalEnv(
         executor=executor, weights={"tests": 1.0, "syntax": 0.0, "executable": 0.0, "style": 0.0, "security": 0.0}
     )
-    env.reset(options={"task_index": 0})
-    *_, info = env.step(format_submission("def has_close_elements(numbers, threshold):\n    return True\n"))
-    verdict = info["verdict"]
-    assert verdict.reward == pytest.approx(verdict.components["tests"]) and 0 < verdict.reward < 1
+    env.reset(options={"task_index": 12})
+    verdict = env.step(format_submission(PARTIAL_LONGEST))[4]["verdict"]
+    assert verdict.reward == pytest.approx(verdict.components["earned"]) and 0 < verdict.reward < 1
     with pytest.raises(ValueError):
         HumanEvalEnv(executor=executor, weights={"nonsense": 1.0})

@@ -65,3 +65,26 @@ class SaltedEnv(GoodEnv):
 class NoWrongAnswersEnv(GoodEnv):
     def wrong_answers(self, task: Task, rng: random.Random) -> list[list[str]]:
         return AnswerEnv.wrong_answers(self, task, rng)
+
+
+class FormatCreditEnv(GoodEnv):
+    """Pays 0.2 for any single `Answer:` line, right or not: a template echo farms it."""
+
+    def score_answer(self, task: Task, text: str) -> Verdict:
+        found = self.answers(text)
+        if len(found) != 1:
+            return Verdict.invalid("need exactly one answer")
+        ok = found.pop() == str(task.ground_truth)
+        return Verdict(reward=1.0 if ok else 0.2, passed=ok)
+
+
+class ValidityCreditEnv(GoodEnv):
+    """Pays 0.1 for the family's own no-op action (`pass`), which only its floor hook knows about."""
+
+    def score_answer(self, task: Task, text: str) -> Verdict:
+        if text.strip() == "pass":
+            return Verdict(reward=0.1, passed=False)
+        return super().score_answer(task, text)
+
+    def floor_policies(self, task: Task, rng: random.Random) -> dict[str, list[str]]:
+        return {"no_op": ["pass"]}

@@ -9,6 +9,7 @@ import broken_envs  # a sibling module on sys.path, importable by the check's ch
 import pytest
 
 import rlvr_gym
+from rlvr_gym import floor
 from rlvr_gym.checks import FAIL, PASS, main, run_checks
 from rlvr_gym.scaffold import scaffold
 
@@ -28,7 +29,7 @@ def test_a_correct_env_passes_every_check():
     report = run_checks(_register("GoodEnv"), tasks=6)
     assert report.ok, [(r.check, r.detail) for r in report.results if r.status != PASS]
     assert {r.check for r in report.results} == {"oracle", "determinism", "wrong_answers", "hacks", "fuzz", "splits",
-                                                 "verify_time"}
+                                                 "verify_time", "reward_floor"}
 
 
 def test_a_shotgun_answer_is_caught():
@@ -45,6 +46,24 @@ def test_salted_hash_tasks_are_caught():
 
 def test_a_family_without_wrong_answers_fails():
     assert _status(_register("NoWrongAnswersEnv"), "wrong_answers")["wrong_answers"] == FAIL
+
+
+@pytest.mark.parametrize("name", ["FormatCreditEnv", "ValidityCreditEnv"])
+def test_a_reward_floor_is_caught_by_template_echoes_and_family_policies(name):
+    report = run_checks(_register(name), tasks=3, checks=["reward_floor"])
+    result = report.results[0]
+    assert result.status == FAIL and result.figures["best"] > 0.05 * result.figures["oracle_mean"], result.detail
+    assert ("template_echo:label:answer" if name == "FormatCreditEnv" else "family:no_op") in result.detail
+
+
+def test_template_echo_fills_the_prompts_own_answer_slots():
+    prompt = "Reply `ANSWER: <value>` or \\boxed{} or <answer>...</answer>, e.g. 'R R D'.\n```output\n<value>\n```"
+    actions = floor.generic_actions(prompt)
+    assert actions["template_echo:label:answer:inner=N"] == "ANSWER: N"
+    assert actions["template_echo:boxed:body=x"] == "\\boxed{x}"
+    assert actions["template_echo:tag:answer:inner=answer"] == "<answer>answer</answer>"
+    assert actions["template_echo:fence:output:body=0"] == "```output\n0\n```"
+    assert actions["template_echo:example:as_is"] == "R R D"
 
 
 def test_declared_exceptions_are_reported_not_hidden(monkeypatch):

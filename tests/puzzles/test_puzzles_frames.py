@@ -215,7 +215,7 @@ def test_partial_sequences_get_dense_progress():
     grids = _grids(task)
     half = verify_frames(task, render_grids(puzzle, grids[: len(grids) // 2]))
     assert not half.passed and half.components["legal_transitions"] == 1.0
-    assert 0.125 <= half.reward < 0.625
+    assert half.reward == pytest.approx(0.25 * half.components["progress"]) and half.reward < 0.25
 
 
 def test_bad_frame_inputs_never_raise():

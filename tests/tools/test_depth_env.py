@@ -16,6 +16,7 @@ from rlvr_gym.envs.tools.catalog import HELD_OUT, default_toolset, get_capital
 from rlvr_gym.envs.tools.env import ToolDepthEnv
 from rlvr_gym.envs.tools.parsing import format_tool_calls
 from rlvr_gym.envs.tools.tasks import DepthTasks
+from rlvr_gym.envs.tools.tier import UNANSWERED_SHARE
 from rlvr_gym.envs.tools.verifier import verify, wrong_answers
 
 PER_DEPTH = 8
@@ -294,11 +295,11 @@ def test_generated_wrong_answers_never_pass(index):
 
 
 @pytest.mark.parametrize("index", [1, 2, 3, 7, 8, 9])
-def test_corrupted_last_step_keeps_tier_process_credit_for_the_executed_prefix(index):
+def test_corrupted_last_step_keeps_a_share_of_process_credit_for_the_executed_prefix(index):
     task = ToolDepthEnv().get_task(index)
     calls = [ToolCall.model_validate(c) for c in json.loads(json.dumps(_chain_calls(task)))]
     depth = len(calls)
-    progress = (depth - 1) / depth
+    progress = (depth - 1) / depth * UNANSWERED_SHARE  # no right answer: the process keeps 8% of its credit
     last_args = json.loads(calls[-1].arguments)
     calls[-1] = calls[-1].model_copy(update={"name": "no_such_tool"})
     verdict = verify(task, [format_tool_calls(calls, style="tier")])
@@ -312,6 +313,15 @@ def test_corrupted_last_step_keeps_tier_process_credit_for_the_executed_prefix(i
     }
     assert {k: verdict.components[k] for k in want} == pytest.approx(want)
     assert not verdict.passed
+
+
+@pytest.mark.parametrize("index", [0, 4])
+def test_the_right_chain_with_a_wrong_answer_earns_at_most_the_floor(index):
+    task = ToolDepthEnv().get_task(index)
+    chain_then_wrong = wrong_answers(task, random.Random(index))[0]
+    verdict = verify(task, chain_then_wrong)
+    assert verdict.components["progress"] == 1.0 and not verdict.passed
+    assert verdict.reward == pytest.approx(0.5 * UNANSWERED_SHARE) and verdict.reward <= 0.05
 
 
 def _chain_calls(task) -> list[dict]:
