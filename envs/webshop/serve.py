@@ -1,30 +1,18 @@
-"""`rlvr-gym serve-webshop`: run the shop web site (uvicorn). Loopback by default; a remote bind needs
-`--allow-remote` and then always a token (given, or generated and printed once)."""
+"""`rlvr-gym serve-webshop`: run the shop web site (uvicorn). Loopback by default, a launch token always (printed in
+the URL, as Jupyter does); a remote bind needs `--allow-remote`. The guard is `rlvr_gym.http_guard`."""
 
 from __future__ import annotations
 
 import argparse
-import ipaddress
-import secrets
 import sys
 from collections.abc import Sequence
 
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+from rlvr_gym.http_guard import add_server_arguments, launch_policy, run_server
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="rlvr-gym serve-webshop", description=__doc__.splitlines()[0])
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=3000)
-    p.add_argument("--allow-remote", action="store_true", help="permit a non-loopback --host (requires a token)")
-    p.add_argument("--token", help="require this token (Authorization: Bearer, cookie, or ?token= once)")
+    add_server_arguments(p, port=3000)
     p.add_argument("--split", default="train", choices=("train", "eval"))
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--catalog-size", type=int, default=1000)
@@ -36,23 +24,13 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(list(sys.argv[1:] if argv is None else argv))
-    token = args.token
-    if not is_loopback(args.host):
-        if not args.allow_remote:
-            print(
-                f"serve-webshop: refusing to bind {args.host}; pass --allow-remote (a token is then required)",
-                file=sys.stderr,
-            )
-            return 2
-        if not token:
-            token = secrets.token_urlsafe(24)
-            print(f"serve-webshop: token {token}", file=sys.stderr)
-    import uvicorn
+    from .site import create_app, site_policy
 
-    from .site import create_app
-
+    policy = launch_policy(args, "serve-webshop", site_policy())
+    if policy is None:
+        return 2
     app = create_app(
-        token=token,
+        policy,
         split=args.split,
         seed=args.seed,
         catalog_size=args.catalog_size,
@@ -60,5 +38,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         data=args.data,
         engine=args.engine,
     )
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
-    return 0
+    return run_server(app, args, policy, "WebShop site")

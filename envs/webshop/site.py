@@ -4,7 +4,9 @@ One page model, two renderers: `shop.render_text` for the text env, `render_html
 escaped. A session is one episode (one goal); actions arrive as links, a search form and radio buttons, are turned
 into the text env's own `search[...]` / `click[...]` strings and applied by `ShopSession.act`, so a purchase gets
 exactly the reward the text env would give for the same actions. Unknown sessions and bad requests are 4xx.
-The server binds 127.0.0.1 unless told otherwise; a remote bind needs a token (see `serve.py`).
+Requests pass the shared guard (`rlvr_gym.http_guard`: launch token, Host allow-list, same-origin form posts,
+JSON-only `/api/`, bounded bodies); new sessions are rate-limited per client. `serve.py` binds 127.0.0.1 unless told
+otherwise.
 """
 
 from __future__ import annotations
@@ -21,12 +23,15 @@ from fastapi import FastAPI, Form, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
+from rlvr_gym.http_guard import GuardPolicy, RateLimiter, RequestRefused, client_of, guard, loads_bounded
+
 from .shop import Page, ShopSession, render_text
 from .tasks import WebShopTasks
 from .verifier import new_session
 
 MAX_SESSIONS = 512
 MAX_FIELD_CHARS = 2000
+STARTS_PER_S = 10.0  # new sessions per second per client, in bursts of 64: a flood cannot churn the whole LRU
 STYLE = (
     "body{font-family:sans-serif;max-width:60em;margin:1em auto}.btn{display:inline-block;margin:.2em;"
     "padding:.2em .6em;border:1px solid #888;border-radius:4px;text-decoration:none}.product-link{font-weight:bold}"
@@ -117,10 +122,17 @@ def render_html(page: Page, sid: str, message: str = "", reward: float | None = 
     return "".join(out)
 
 
-def create_app(token: str | None = None, max_sessions: int = MAX_SESSIONS, **source_kwargs: Any) -> FastAPI:
-    """The FastAPI app; `source_kwargs` configure the goals (split, seed, catalog_size, data, engine)."""
+def site_policy(token: str | None = None) -> GuardPolicy:
+    """JSON-only `/api/`, small bodies (a search form or one action), the rest of the guard's defaults."""
+    return GuardPolicy(token=token, json_paths=("/api/",), max_body_bytes=64 << 10, max_json_depth=16)
+
+
+def create_app(policy: GuardPolicy | None = None, max_sessions: int = MAX_SESSIONS, **source_kwargs: Any) -> FastAPI:
+    """The FastAPI app; `policy` defaults to `site_policy()` (loopback Host names, no token); `source_kwargs`
+    configure the goals (split, seed, catalog_size, data, engine)."""
     source = WebShopTasks(**source_kwargs)
     store = SessionStore(max_sessions)
+    starts = RateLimiter(STARTS_PER_S, 64)
     app = FastAPI(title="rlvr-gym WebShop", docs_url=None, redoc_url=None, openapi_url=None)
 
     def page_response(body: str, status: int = 200) -> HTMLResponse:
@@ -132,23 +144,17 @@ def create_app(token: str | None = None, max_sessions: int = MAX_SESSIONS, **sou
         return page_response(f"<!doctype html><p id='message'>{_e(message)}</p>", status)
 
     @app.middleware("http")
-    async def guard(request: Request, call_next):
-        if token is not None:
-            given = (
-                request.headers.get("authorization", "").removeprefix("Bearer ").strip()
-                or request.cookies.get("webshop_token")
-                or request.query_params.get("token")
-                or ""
-            )
-            if not secrets.compare_digest(given.encode(), token.encode()):
-                return error(401, "missing or wrong token", request)
+    async def no_tracebacks(request: Request, call_next):
         try:
-            response = await call_next(request)
+            return await call_next(request)
         except Exception:  # a bug must not leak a traceback or a 500 to a client probing the shop
             return error(400, "request could not be handled", request)
-        if token is not None and request.query_params.get("token"):
-            response.set_cookie("webshop_token", token, httponly=True, samesite="strict")
-        return response
+
+    guard(app, policy or site_policy())
+
+    @app.exception_handler(RequestRefused)
+    async def refused(request: Request, exc: RequestRefused):
+        return error(exc.status, str(exc), request)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError):
@@ -157,9 +163,10 @@ def create_app(token: str | None = None, max_sessions: int = MAX_SESSIONS, **sou
     def lookup(sid: str) -> WebSession | None:
         return store.get(sid) if len(sid) <= 64 else None
 
-    def start(task: int) -> str:
+    def start(task: int, request: Request) -> str:
         if not 0 <= task < 10_000_000:
             raise ValueError("task index out of range")
+        starts.take(client_of(request.scope), "new sessions")
         return store.add(WebSession(task, new_session(source.task(task))))
 
     def apply(session: WebSession, action: str) -> str:
@@ -180,7 +187,7 @@ def create_app(token: str | None = None, max_sessions: int = MAX_SESSIONS, **sou
     @app.get("/start")
     async def start_html(request: Request, task: int = 0) -> Response:
         try:
-            sid = start(task)
+            sid = start(task, request)
         except ValueError as exc:
             return error(400, str(exc), request)
         return RedirectResponse(f"/s/{sid}", status_code=303)
@@ -229,8 +236,8 @@ def create_app(token: str | None = None, max_sessions: int = MAX_SESSIONS, **sou
     @app.post("/api/sessions")
     async def api_start(request: Request) -> Response:
         try:
-            body = await request.json()
-            sid = start(int(body.get("task", 0)) if isinstance(body, dict) else -1)
+            body = loads_bounded(await request.body(), 16)
+            sid = start(int(body.get("task", 0)) if isinstance(body, dict) else -1, request)
         except (ValueError, TypeError, OverflowError):
             return error(400, "body must be a JSON object with an integer 'task'", request)
         return JSONResponse({"session": sid, **state(store.get(sid))})  # type: ignore[arg-type]
@@ -245,10 +252,7 @@ def create_app(token: str | None = None, max_sessions: int = MAX_SESSIONS, **sou
         session = lookup(sid)
         if session is None:
             return error(404, "no such session", request)
-        try:
-            body = await request.json()
-        except ValueError:
-            return error(400, "body must be JSON", request)
+        body = loads_bounded(await request.body(), 16)
         action = body.get("action") if isinstance(body, dict) else None
         if not isinstance(action, str):
             return error(400, "body must be a JSON object with a string 'action'", request)

@@ -1,7 +1,8 @@
 """Serve rlvr-gym over MCP: any registered env as `reset`/`step`/`state` tools, or the tools family's typed tools.
 
 `rlvr-gym mcp ENV_ID` (env mode) or `rlvr-gym mcp tools` (the ToolDepth toolset), over stdio or streamable HTTP.
-Needs the `mcp` extra (the official MCP Python SDK).
+Over HTTP every request passes the shared guard (launch token in the printed URL, Host/Origin checks, JSON only,
+bounded bodies and sessions: `http.py`). Needs the `mcp` extra (the official MCP Python SDK).
 """
 
 from __future__ import annotations
@@ -28,32 +29,35 @@ def build_server(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from ..localserve import LOOPBACK
+    from ..http_guard import add_server_arguments, launch_policy, run_server
     from ..serve import parse_value
 
     parser = argparse.ArgumentParser(prog="rlvr-gym mcp", description=__doc__.splitlines()[0])
     parser.add_argument("env", help=f"registered env id (e.g. rlvr/Math-v0), or {TOOLSET_MODE!r} for the toolset")
     parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
-    parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (loopback by default)")
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument(
-        "--allow-remote", action="store_true", help="permit a non-loopback --host (no auth: trusted nets)"
-    )
+    add_server_arguments(parser, port=8000)
     parser.add_argument("--env-arg", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    if args.transport == "http" and args.host not in LOOPBACK and not args.allow_remote:
-        print(f"mcp: binding {args.host} needs --allow-remote (the MCP server has no auth)", file=sys.stderr)
-        return 2
+    policy = None
+    if args.transport == "http":
+        from .http import mcp_policy
+
+        policy = launch_policy(args, "mcp", mcp_policy())
+        if policy is None:
+            return 2
     kwargs = {k: parse_value(v) for k, _, v in (item.partition("=") for item in args.env_arg)}
     try:
         server = build_server(args.env, kwargs, host=args.host, port=args.port)
     except (KeyError, TypeError, ValueError) as exc:
         print(f"mcp: {exc}", file=sys.stderr)
         return 2
-    if args.transport == "http":
-        print(f"MCP server for {args.env} on http://{args.host}:{args.port}/mcp", file=sys.stderr, flush=True)
+    if policy is not None:
+        from .http import http_app
+
+        return run_server(http_app(server, policy), args, policy, f"MCP server for {args.env}", path="/mcp",
+                          out=sys.stderr)
     try:
-        server.run("streamable-http" if args.transport == "http" else "stdio")
+        server.run("stdio")
     except KeyboardInterrupt:
         return 130
     return 0

@@ -11,7 +11,9 @@ from typing import Any
 
 from mcp.server.fastmcp import Context, FastMCP
 
-from ..serve.sessions import Session, SessionError, SessionPool
+from ..http_guard import client_of
+from ..serve.sessions import Session, SessionError, SessionLimits, SessionPool
+from .http import fastmcp
 
 
 def _public(payload: dict[str, Any]) -> dict[str, Any]:
@@ -33,45 +35,46 @@ def build_env_server(
     *,
     host: str = "127.0.0.1",
     port: int = 8000,
-    max_sessions: int = 64,
+    limits: SessionLimits | None = None,
 ) -> FastMCP:
-    pool = SessionPool(env_id, env_kwargs, max_sessions=max_sessions)
+    """Env sessions are capped like the env server's (total, per client, idle reclaim, reset rate)."""
+    pool = SessionPool(env_id, env_kwargs, limits)
     by_client: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
-    server = FastMCP(
-        f"rlvr-gym {env_id}",
-        host=host,
-        port=port,
-        instructions=f"Play {env_id}: call reset, then step with your answer text until done.",
-    )
+    server = fastmcp(f"rlvr-gym {env_id}", f"Play {env_id}: call reset, then step with your answer text until done.",
+                     host=host, port=port)
 
     def session_for(ctx: Context) -> Session:
         sid = by_client.get(ctx.session)
         if sid is not None and sid in pool.sessions:
             return pool.get(sid)
-        session = pool.open()
+        request = ctx.request_context.request
+        session = pool.open(client_of(request.scope) if request is not None else "stdio")
         by_client[ctx.session] = session.id
         weakref.finalize(ctx.session, pool.close, session.id)
         return session
 
-    async def guarded(coro: Any) -> dict[str, Any]:
+    async def guarded(ctx: Context, call: Any, *args: Any) -> dict[str, Any]:
         try:
-            return _public(await coro)
-        except SessionError as exc:
+            return _public(await call(session_for(ctx), *args))
+        except SessionError as exc:  # capacity and rate limits too: a tool error, never a crash
             raise ValueError(f"{exc.code}: {exc}") from exc
 
     @server.tool()
     async def reset(ctx: Context, task_index: int | None = None, seed: int | None = None) -> dict[str, Any]:
         """Start a new episode (a task by index, or drawn by seed); returns the first observation."""
-        return await guarded(pool.reset(session_for(ctx), {"task_index": task_index, "seed": seed}))
+        return await guarded(ctx, pool.reset, {"task_index": task_index, "seed": seed})
 
     @server.tool()
     async def step(ctx: Context, text: str) -> dict[str, Any]:
         """Send one action (the model's output text); returns observation, reward and done."""
-        return await guarded(pool.step(session_for(ctx), text))
+        return await guarded(ctx, pool.step, text)
 
     @server.tool()
     def state(ctx: Context) -> dict[str, Any]:
         """The episode's public state: step count, done, task id."""
-        return pool.state(session_for(ctx))
+        try:
+            return pool.state(session_for(ctx))
+        except SessionError as exc:
+            raise ValueError(f"{exc.code}: {exc}") from exc
 
     return server

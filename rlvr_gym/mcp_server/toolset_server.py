@@ -12,18 +12,16 @@ from typing import Any
 from mcp import types
 from mcp.server.fastmcp import FastMCP
 
+from .http import fastmcp
+
 
 def build_toolset_server(toolset: Any = None, *, host: str = "127.0.0.1", port: int = 8000) -> FastMCP:
     if toolset is None:
         from rlvr_gym.envs.tools.catalog import default_toolset
 
         toolset = default_toolset()
-    server = FastMCP(
-        "rlvr-gym tools",
-        host=host,
-        port=port,
-        instructions="Typed tools over a simulated world (countries, cities, units, dates, files).",
-    )
+    server = fastmcp("rlvr-gym tools", "Typed tools over a simulated world (countries, cities, units, dates, files).",
+                     host=host, port=port)
     low = server._mcp_server  # FastMCP's own low-level server: the tools here carry ready-made JSON schemas
     worlds: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
     listing = [

@@ -11,7 +11,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from ..localserve import add_bind_arguments, resolve_token
+from ..http_guard import TOKEN_ENV, add_server_arguments, launch_policy, run_server
 
 
 def register_envs() -> None:
@@ -31,28 +31,30 @@ def parse_value(text: str) -> object:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="rlvr-gym serve", description=__doc__.splitlines()[0])
     parser.add_argument("env", help="registered env id, e.g. rlvr/Math-v0")
-    add_bind_arguments(parser, port=8000)
-    parser.add_argument("--max-sessions", type=int, default=64)
-    parser.add_argument("--idle-s", type=float, default=600.0, help="close sessions idle this long")
+    add_server_arguments(parser, port=8000)
+    from .sessions import SessionLimits
+
+    defaults = SessionLimits()
+    parser.add_argument("--max-sessions", type=int, default=defaults.max_sessions)
+    parser.add_argument("--max-sessions-per-client", type=int, default=defaults.per_client,
+                        help="sessions one peer address may hold (all local processes are one peer)")
+    parser.add_argument("--idle-s", type=float, default=defaults.idle_s, help="close sessions idle this long")
+    parser.add_argument("--reset-rate", type=float, default=defaults.reset_rate, help="resets/s per client")
     parser.add_argument("--env-arg", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    allowed, token = resolve_token(args, "serve")
-    if not allowed:
+    from .app import create_app, server_policy
+
+    policy = launch_policy(args, "serve", server_policy())
+    if policy is None:
         return 2
     kwargs = {k: parse_value(v) for k, _, v in (item.partition("=") for item in args.env_arg)}
-    import uvicorn
-
-    from .app import create_app
-
+    limits = SessionLimits(max_sessions=args.max_sessions, per_client=args.max_sessions_per_client,
+                           idle_s=args.idle_s, reset_rate=args.reset_rate)
     try:
-        app = create_app(args.env, kwargs, max_sessions=args.max_sessions, idle_s=args.idle_s, token=token)
+        app = create_app(args.env, kwargs, limits=limits, policy=policy)
     except (KeyError, TypeError, ValueError) as exc:
         print(f"serve: {exc}", file=sys.stderr)
         return 2
-    print(f"serving {args.env} on http://{args.host}:{args.port} (WebSocket /ws)"
-          + (f"; token {token}" if token else ""), flush=True)
-    try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
-    except KeyboardInterrupt:
-        return 130
-    return 0
+    return run_server(app, args, policy, f"serving {args.env}", notes=[
+        "WebSocket at /ws (OpenEnv's protocol); every route but /health needs the token:",
+        f"  {TOKEN_ENV}={policy.token} for rlvr/Remote-v0, or the header Authorization: Bearer <token>"])

@@ -6,21 +6,24 @@ OpenEnv's protocol (what its `GenericEnvClient` speaks): `GET /health`, `GET /sc
 Over plain HTTP, `POST /reset` opens a session and returns its id in `metadata.session_id`; `POST /step` and
 `GET /state` continue it (OpenEnv's own HTTP routes are one-shot; a multi-turn episode needs the session).
 Errors are an HTTP status plus `{"error": {"code", "message"}}` (codes as OpenEnv's: VALIDATION_ERROR,
-SESSION_ERROR, CAPACITY_REACHED, EXECUTION_ERROR, FACTORY_ERROR, INVALID_JSON, UNKNOWN_TYPE).
+SESSION_ERROR, CAPACITY_REACHED, EXECUTION_ERROR, FACTORY_ERROR, INVALID_JSON, UNKNOWN_TYPE; ours: RATE_LIMITED,
+JSON_TOO_DEEP, and the guard's UNAUTHORIZED, HOST_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, UNSUPPORTED_MEDIA_TYPE,
+BODY_TOO_LARGE). Every request but `/health` needs the launch token (`rlvr_gym.http_guard`, docs/serving.md).
 """
 
 from __future__ import annotations
 
-import hmac
-import json
 from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse
 
+from ..http_guard import GuardPolicy, RequestRefused, client_of, guard, loads_bounded
 from ..registry import env_info
-from .sessions import SessionError, SessionPool
+from .sessions import SessionError, SessionLimits, SessionPool
 
+MAX_BODY_BYTES = 4 << 20  # one action (model output) per request; check-env's fuzz goes to 1 MB
+JSON_DEPTH = 64
 ACTION_SCHEMA = {"type": "object", "properties": {"text": {"type": "string", "description": "raw model output"}},
                  "required": ["text"]}
 OBSERVATION_SCHEMA = {"type": "object", "properties": {
@@ -31,41 +34,40 @@ STATE_SCHEMA = {"type": "object", "properties": {"session_id": {"type": "string"
                                                   "task_id": {"type": ["string", "null"]}}}
 
 
-def error_body(exc: SessionError) -> dict[str, Any]:
-    return {"error": {"code": exc.code, "message": str(exc)}}
+def server_policy(token: str | None = None, **overrides: Any) -> GuardPolicy:
+    """The env server's guard: JSON-only POSTs, /health open (it says only "healthy"), bounded bodies."""
+    return GuardPolicy(**{"token": token, "open_paths": frozenset({"/health"}), "json_paths": ("/",),
+                          "max_body_bytes": MAX_BODY_BYTES, "max_json_depth": JSON_DEPTH, **overrides})
 
 
-def create_app(env_id: str, env_kwargs: dict[str, Any] | None = None, *, max_sessions: int = 64,
-               idle_s: float = 600.0, token: str | None = None) -> FastAPI:
-    pool = SessionPool(env_id, env_kwargs, max_sessions=max_sessions, idle_s=idle_s)
+def error_reply(exc: RequestRefused) -> JSONResponse:
+    headers = {"Retry-After": str(max(1, round(exc.retry_after_s)))} if exc.retry_after_s is not None else None
+    return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
+
+
+def frame_error(exc: RequestRefused) -> dict[str, Any]:
+    data: dict[str, Any] = {"message": str(exc), "code": exc.code}
+    if exc.retry_after_s is not None:
+        data["retry_after_s"] = round(exc.retry_after_s, 3)
+    return {"type": "error", "data": data}
+
+
+def create_app(env_id: str, env_kwargs: dict[str, Any] | None = None, *, limits: SessionLimits | None = None,
+               policy: GuardPolicy | None = None) -> FastAPI:
+    """The server app; `policy` defaults to `server_policy()` (loopback Host names, no token)."""
+    pool = SessionPool(env_id, env_kwargs, limits)
     info = env_info(env_id)
-    app = FastAPI(title=f"rlvr-gym {env_id}", docs_url=None, redoc_url=None)
+    app = FastAPI(title=f"rlvr-gym {env_id}", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.pool = pool
+    guard(app, policy or server_policy())
 
-    def authorised(headers: Any, query: Any) -> bool:
-        if token is None:
-            return True
-        given = headers.get("authorization", "").removeprefix("Bearer ") or query.get("token", "")
-        return bool(given) and hmac.compare_digest(given, token)
-
-    @app.middleware("http")
-    async def guard(request: Request, call_next: Any) -> Any:
-        if not authorised(request.headers, request.query_params):
-            return JSONResponse({"error": {"code": "UNAUTHORIZED", "message": "token required"}}, status_code=401)
-        return await call_next(request)
-
-    @app.exception_handler(SessionError)
-    async def session_error(_: Request, exc: SessionError) -> JSONResponse:
-        return JSONResponse(error_body(exc), status_code=exc.status)
+    @app.exception_handler(RequestRefused)
+    async def refused(_: Request, exc: RequestRefused) -> JSONResponse:
+        return error_reply(exc)
 
     async def body(request: Request) -> dict[str, Any]:
         raw = await request.body()
-        if not raw:
-            return {}
-        try:
-            value = json.loads(raw)
-        except ValueError as exc:
-            raise SessionError("INVALID_JSON", f"request body is not JSON: {exc}") from exc
+        value = loads_bounded(raw, JSON_DEPTH) if raw else {}
         if not isinstance(value, dict):
             raise SessionError("VALIDATION_ERROR", "request body must be a JSON object")
         return value
@@ -87,9 +89,11 @@ def create_app(env_id: str, env_kwargs: dict[str, Any] | None = None, *, max_ses
     @app.post("/reset")
     async def http_reset(request: Request) -> dict[str, Any]:
         data = await body(request)
-        session = pool.open()
+        client = client_of(request.scope)
+        pool.charge_reset(client)  # before building an env: a flood of resets costs no env construction
+        session = pool.open(client)
         try:
-            return await pool.reset(session, data)
+            return await pool.reset(session, data, charged=True)
         except SessionError:
             pool.close(session.id)
             raise
@@ -113,20 +117,21 @@ def create_app(env_id: str, env_kwargs: dict[str, Any] | None = None, *, max_ses
 
     @app.websocket("/ws")
     async def ws(socket: WebSocket) -> None:
-        if not authorised(socket.headers, socket.query_params):
-            await socket.close(code=4401)
-            return
         await socket.accept()
         attach = socket.query_params.get("session_id")
         try:
-            session = pool.get(attach) if attach else pool.open()
+            session = pool.get(attach) if attach else pool.open(client_of(socket.scope), attached=True)
         except SessionError as exc:
-            await socket.send_json({"type": "error", "data": {"message": str(exc), "code": exc.code}})
-            await socket.close()
+            await socket.send_json(frame_error(exc))
+            await socket.close(code=1013 if exc.status in (429, 503) else 1008)
             return
         try:
             while True:
-                reply = await handle_frame(pool, session, await socket.receive_text())
+                message = await socket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                raw = message.get("text") if message.get("text") is not None else message.get("bytes") or b""
+                reply = await handle_frame(pool, session, raw)
                 if reply is None:
                     break
                 await socket.send_json(reply)
@@ -139,12 +144,12 @@ def create_app(env_id: str, env_kwargs: dict[str, Any] | None = None, *, max_ses
     return app
 
 
-async def handle_frame(pool: SessionPool, session: Any, raw: str) -> dict[str, Any] | None:
+async def handle_frame(pool: SessionPool, session: Any, raw: str | bytes) -> dict[str, Any] | None:
     """One WebSocket request -> one reply (None closes the socket)."""
     try:
-        frame = json.loads(raw)
-    except ValueError as exc:
-        return {"type": "error", "data": {"message": f"frame is not JSON: {exc}", "code": "INVALID_JSON"}}
+        frame = loads_bounded(raw, JSON_DEPTH)
+    except RequestRefused as exc:
+        return frame_error(exc)
     if not isinstance(frame, dict):
         return {"type": "error", "data": {"message": "frame must be a JSON object", "code": "VALIDATION_ERROR"}}
     kind, data = frame.get("type"), frame.get("data") or {}
@@ -159,5 +164,5 @@ async def handle_frame(pool: SessionPool, session: Any, raw: str) -> dict[str, A
         if kind == "close":
             return None
     except SessionError as exc:
-        return {"type": "error", "data": {"message": str(exc), "code": exc.code}}
-    return {"type": "error", "data": {"message": f"unknown message type {kind!r}", "code": "UNKNOWN_TYPE"}}
+        return frame_error(exc)
+    return {"type": "error", "data": {"message": f"unknown message type {str(kind)[:64]!r}", "code": "UNKNOWN_TYPE"}}

@@ -1,4 +1,4 @@
-"""Env sessions behind the server: one env instance per session, with a cap, idle expiry and step timeouts.
+"""Env sessions behind the server: one env instance per session, with caps, idle expiry, reset rate and timeouts.
 
 Everything a session sends back is built here, so the rule "verifier secrets never leave the server" lives in one
 place: observations carry the task's agent view (id, prompt, public metadata) and the verdict's reward, pass,
@@ -14,25 +14,42 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..env import Env, StepResult
+from ..http_guard import RateLimiter, RequestRefused
 from ..registry import make
 
 
-class SessionError(Exception):
+class SessionError(RequestRefused):
     """A request the server refuses; `code` follows OpenEnv's error codes, `status` the HTTP status."""
 
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.code = code
-        self.status = status
+    def __init__(self, code: str, message: str, status: int = 400, retry_after_s: float | None = None) -> None:
+        super().__init__(status, code, message, retry_after_s)
+
+
+@dataclass(frozen=True)
+class SessionLimits:
+    """Bounds that keep one noisy client from exhausting the server (docs/serving.md).
+
+    Sessions held by a live WebSocket are never taken away; sessions opened over plain HTTP (or MCP) that sat
+    idle for `reclaim_idle_s` are closed to make room when a cap is reached, and all sessions expire after
+    `idle_s`. A client is a peer address: on loopback every local process is the same client.
+    """
+
+    max_sessions: int = 64
+    per_client: int = 32
+    idle_s: float = 600.0
+    reclaim_idle_s: float = 30.0
+    reset_rate: float = 50.0  # resets per second per client, in bursts of max(64, max_sessions)
 
 
 @dataclass
 class Session:
     id: str
     env: Env
+    client: str = "local"
     last_used: float = field(default_factory=time.monotonic)
     steps: int = 0
     done: bool = False
+    attached: bool = False  # held by a live WebSocket: never reclaimed
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
@@ -63,32 +80,47 @@ def observation_payload(session: Session, messages: list[dict[str, Any]], *, rew
 class SessionPool:
     """Sessions of one env id. Env calls run in worker threads so the event loop keeps serving other clients."""
 
-    def __init__(self, env_id: str, env_kwargs: dict[str, Any] | None = None, *, max_sessions: int = 64,
-                 idle_s: float = 600.0) -> None:
+    def __init__(self, env_id: str, env_kwargs: dict[str, Any] | None = None,
+                 limits: SessionLimits | None = None) -> None:
         self.env_id = env_id
         self.env_kwargs = dict(env_kwargs or {})
-        self.max_sessions = max_sessions
-        self.idle_s = idle_s
+        self.limits = limits or SessionLimits()
+        self.max_sessions = self.limits.max_sessions
+        self.resets = RateLimiter(self.limits.reset_rate, max(64, self.limits.max_sessions))
         self.sessions: dict[str, Session] = {}
         make(env_id, **self.env_kwargs).close()  # fail at start-up, not on the first client, if the env is broken
 
-    def open(self) -> Session:
+    def open(self, client: str = "local", *, attached: bool = False) -> Session:
         self.expire()
-        if len(self.sessions) >= self.max_sessions:
-            raise SessionError("CAPACITY_REACHED", f"all {self.max_sessions} sessions are in use", 503)
+        mine = [s for s in self.sessions.values() if s.client == client]
+        if len(mine) >= self.limits.per_client and not self._reclaim(mine):
+            raise SessionError("CAPACITY_REACHED", f"this client already holds {len(mine)} sessions (the limit per "
+                                                   "client); close some or wait for them to expire", 429, 5.0)
+        if len(self.sessions) >= self.max_sessions and not self._reclaim(list(self.sessions.values())):
+            raise SessionError("CAPACITY_REACHED", f"all {self.max_sessions} sessions are in use", 503, 5.0)
         try:
             env = make(self.env_id, **self.env_kwargs)
         except Exception as exc:
             raise SessionError("FACTORY_ERROR", f"could not build {self.env_id}: {exc}", 500) from exc
-        session = Session(secrets.token_urlsafe(12), env)
+        session = Session(secrets.token_urlsafe(12), env, client=client, attached=attached)
         self.sessions[session.id] = session
         return session
+
+    def _reclaim(self, candidates: list[Session]) -> bool:
+        """Close the least recently used detached session idle for reclaim_idle_s, if any (True when one was)."""
+        now = time.monotonic()
+        idle = [s for s in candidates
+                if not (s.attached or s.lock.locked()) and now - s.last_used >= self.limits.reclaim_idle_s]
+        if not idle:
+            return False
+        self.close(min(idle, key=lambda s: s.last_used).id)
+        return True
 
     def get(self, session_id: str) -> Session:
         self.expire()
         session = self.sessions.get(session_id)
         if session is None:
-            raise SessionError("SESSION_ERROR", f"no session {session_id!r} (expired or closed)", 404)
+            raise SessionError("SESSION_ERROR", f"no session {session_id[:64]!r} (expired or closed)", 404)
         session.last_used = time.monotonic()
         return session
 
@@ -99,10 +131,16 @@ class SessionPool:
 
     def expire(self) -> None:
         now = time.monotonic()
-        for sid in [sid for sid, s in self.sessions.items() if now - s.last_used > self.idle_s]:
+        for sid in [sid for sid, s in self.sessions.items() if now - s.last_used > self.limits.idle_s]:
             self.close(sid)
 
-    async def reset(self, session: Session, data: dict[str, Any]) -> dict[str, Any]:
+    def charge_reset(self, client: str) -> None:
+        """Count one reset against `client`'s rate (a 429 with the wait when it is over)."""
+        wait = self.resets.wait_s(client)
+        if wait:
+            raise SessionError("RATE_LIMITED", f"too many resets; retry in {wait:.1f}s", 429, wait)
+
+    async def reset(self, session: Session, data: dict[str, Any], *, charged: bool = False) -> dict[str, Any]:
         seed = data.get("seed")
         options = {k: data[k] for k in ("task_index",) if data.get(k) is not None}
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
@@ -110,6 +148,8 @@ class SessionPool:
         if "task_index" in options and (not isinstance(options["task_index"], int)
                                         or isinstance(options["task_index"], bool)):
             raise SessionError("VALIDATION_ERROR", "task_index must be an integer")
+        if not charged:
+            self.charge_reset(session.client)
         async with session.lock:
             try:
                 messages, _ = await self._call(session, session.env.reset, session.env.reset_timeout_s, seed=seed,

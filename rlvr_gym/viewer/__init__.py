@@ -10,30 +10,22 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from ..localserve import add_bind_arguments, resolve_token
+from ..http_guard import add_server_arguments, launch_policy, run_server
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="rlvr-gym view", description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="+", help="episodes JSONL files or run folders")
-    add_bind_arguments(parser, port=8765)
+    add_server_arguments(parser, port=8765)
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    allowed, token = resolve_token(args, "view")
-    if not allowed:
+    from .app import create_app, viewer_policy
+
+    policy = launch_policy(args, "view", viewer_policy())
+    if policy is None:
         return 2
-    import uvicorn
-
-    from .app import create_app
-
     try:
-        app = create_app(args.runs, token=token)
+        app = create_app(args.runs, policy=policy)
     except FileNotFoundError as exc:
         print(f"view: {exc}", file=sys.stderr)
         return 2
-    shown = f"http://{args.host}:{args.port}/" + (f"?token={token}" if token else "")
-    print(f"rlvr-gym viewer on {shown} (Ctrl-C to stop)")
-    try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
-    except KeyboardInterrupt:
-        return 130
-    return 0
+    return run_server(app, args, policy, "rlvr-gym viewer")

@@ -1,14 +1,14 @@
 """The viewer's web app: read-only pages over indexed runs (FastAPI, server-rendered, no script on any page).
 
 Security model: model output is untrusted text. Every value goes through Jinja2's autoescaping, and every response
-carries a Content-Security-Policy without `script-src`, so nothing from an episode can run in the browser. The app
-binds 127.0.0.1 unless told otherwise, and a non-loopback bind requires a token (checked on every request).
+carries a Content-Security-Policy without `script-src`, so nothing from an episode can run in the browser. Requests
+pass the shared guard (`rlvr_gym.http_guard`: launch token, Host allow-list, bounded bodies); the CLI binds
+127.0.0.1 unless told otherwise. An episode line that cannot be shown is a 422 page, never a crash.
 """
 
 from __future__ import annotations
 
 import functools
-import hmac
 import json
 import math
 from collections import Counter
@@ -21,6 +21,7 @@ from urllib.parse import urlencode
 from fastapi import FastAPI, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 
+from ..http_guard import GuardPolicy, guard
 from .index import Row, RunIndex, load_run
 from .pages import make_templates
 
@@ -115,24 +116,25 @@ def read_metrics(folder: Path) -> list[dict[str, Any]]:
     return records
 
 
-def create_app(targets: Sequence[str | Path], *, token: str | None = None) -> FastAPI:
+def viewer_policy(token: str | None = None) -> GuardPolicy:
+    """Read-only pages: no JSON endpoints, tiny bodies (no route takes one)."""
+    return GuardPolicy(token=token, max_body_bytes=64 << 10)
+
+
+def create_app(targets: Sequence[str | Path], *, policy: GuardPolicy | None = None) -> FastAPI:
+    """The viewer over `targets`; `policy` defaults to `viewer_policy()` (loopback Host names, no token)."""
     runs: list[RunIndex] = [load_run(t) for t in targets]
     stats = [run_stats(run.rows) for run in runs]
     templates = make_templates()
     app = FastAPI(title="rlvr-gym viewer", docs_url=None, redoc_url=None, openapi_url=None)
 
     @app.middleware("http")
-    async def guard(request: Request, call_next: Any) -> Any:
-        if token is not None:
-            given = request.headers.get("x-token") or request.query_params.get("token") or request.cookies.get("token")
-            if not given or not hmac.compare_digest(given, token):
-                return HTMLResponse("token required", status_code=401)
+    async def content_policy(request: Request, call_next: Any) -> Any:
         response = await call_next(request)
         response.headers["Content-Security-Policy"] = CSP
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        if token is not None:
-            response.set_cookie("token", token, httponly=True, samesite="strict")
         return response
+
+    guard(app, policy or viewer_policy())
 
     @functools.lru_cache(maxsize=64)
     def cached_filter(rid: int, items: tuple[tuple[str, str], ...]) -> list[int]:
@@ -140,8 +142,8 @@ def create_app(targets: Sequence[str | Path], *, token: str | None = None) -> Fa
 
     app.state.clear_cache = cached_filter.cache_clear  # benchmarks time the uncached path
 
-    def page(name: str, **context: Any) -> HTMLResponse:
-        return HTMLResponse(templates.get_template(name).render(**context))
+    def page(name: str, status: int = 200, **context: Any) -> HTMLResponse:
+        return HTMLResponse(templates.get_template(name).render(**context), status_code=status)
 
     def run_at(rid: int) -> RunIndex:
         if not 0 <= rid < len(runs):
@@ -171,8 +173,12 @@ def create_app(targets: Sequence[str | Path], *, token: str | None = None) -> Fa
         run = run_at(rid)
         if not 0 <= pos < len(run.rows):
             raise HTTPException(404, f"no episode {pos}")
-        ep = run.episode(pos)
-        return page("episode", title=f"Episode {ep.get('episode_id', pos)}", rid=rid, ep=ep)
+        try:
+            ep = run.episode(pos)
+            return page("episode", title=f"Episode {ep.get('episode_id', pos)}", rid=rid, ep=ep)
+        except Exception as exc:  # any line of the file is untrusted: a malformed one is shown as such
+            return page("bad_line", title="Unreadable episode", rid=rid, line=run.rows[pos].line,
+                        reason=f"{type(exc).__name__}: {str(exc)[:300]}", status=422)
 
     @app.get("/diff", response_class=HTMLResponse)
     def diff_page(a: int = 0, b: int = 1) -> HTMLResponse:

@@ -2,7 +2,8 @@
 
 A run with 100,000 episodes is scanned once (the index is cached under the user cache, keyed by path, size and
 modification time); the table pages filter and sort these rows, and an episode page reads its one line back by
-offset. Broken lines are counted and skipped, as `rlvr-gym eval --resume` would report them.
+offset. Broken lines (not JSON, too deeply nested, or JSON of the wrong shape) are counted and skipped, as
+`rlvr-gym eval --resume` would report them: one bad line never stops the viewer.
 """
 
 from __future__ import annotations
@@ -14,7 +15,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..http_guard import RequestRefused, loads_bounded
+
 INDEX_VERSION = 1
+MAX_DEPTH = 200  # episodes nest messages, parts and tool calls; far deeper is a hostile or broken line
 
 
 @dataclass
@@ -80,7 +84,10 @@ class RunIndex:
         row = self.rows[position]
         with self.path.open("rb") as f:
             f.seek(row.offset)
-            return json.loads(f.read(row.length))
+            record = loads_bounded(f.read(row.length), MAX_DEPTH)
+        if not isinstance(record, dict):
+            raise ValueError("the line is not a JSON object (the file changed since it was indexed?)")
+        return record
 
 
 def scan(path: Path) -> tuple[list[Row], list[int]]:
@@ -92,11 +99,11 @@ def scan(path: Path) -> tuple[list[Row], list[int]]:
             text = raw.strip()
             if text:
                 try:
-                    record = json.loads(text)
+                    record = loads_bounded(text, MAX_DEPTH)
                     if not isinstance(record, dict):
                         raise ValueError("not an object")
                     rows.append(row_of(record, number, offset, length))
-                except ValueError:
+                except (RequestRefused, ValueError, TypeError, AttributeError, OverflowError):
                     broken.append(number)
             offset += length
     return rows, broken

@@ -89,6 +89,10 @@ EPISODE = """{% extends "base" %}{% block nav %}<a href="/run/{{ rid }}">back to
 {% if ep.final_observation %}<h3>Final observation</h3>{% for m in ep.final_observation %}{{ message(m) }}{% endfor %}{% endif %}
 {% endblock %}"""
 
+BAD_LINE = """{% extends "base" %}{% block nav %}<a href="/run/{{ rid }}">back to run</a>{% endblock %}
+{% block body %}<p class="alarm">Line {{ line }} of the episodes file is not an episode this viewer can show
+({{ reason }}).</p>{% endblock %}"""
+
 MESSAGE = """{% macro message(m) %}<div class="msg"><span class="role">{{ m.role }}</span>
 {% if m.content is string %}<pre>{{ m.content }}</pre>{% elif m.content %}{% for part in m.content %}
 {% if part.type == 'image_url' and image((part.image_url or {}).get('url', '')) %}<img class="frame" alt="image" src="{{ image(part.image_url.url) }}">
@@ -121,7 +125,7 @@ def pretty(value: Any) -> str:
 
 def make_templates() -> Environment:
     env = Environment(loader=DictLoader({"base": BASE, "runs": RUNS, "run": RUN, "episode": MESSAGE + EPISODE,
-                                         "diff": DIFF, "curves": CURVES}),
+                                         "diff": DIFF, "curves": CURVES, "bad_line": BAD_LINE}),
                       autoescape=select_autoescape(default=True, default_for_string=True))
     env.globals.update(image=image, pretty=pretty)
     return env

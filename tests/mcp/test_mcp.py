@@ -20,9 +20,11 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 import rlvr_gym  # noqa: E402
 from rlvr_gym.envs.tools.mcp_source import McpToolDepthEnv, McpToolset  # noqa: E402
 from rlvr_gym.mcp_server import build_server  # noqa: E402
+from rlvr_gym.mcp_server.http import http_app, mcp_policy  # noqa: E402
 
 MATH = "rlvr/MathArithmetic-v0"
 SERVER = [sys.executable, "-m", "rlvr_gym.mcp_server"]
+TOKEN = "mcp-test-token"
 
 
 def free_port() -> int:
@@ -32,16 +34,16 @@ def free_port() -> int:
 
 
 def serve_http(target: str):
+    """The HTTP server as the CLI runs it (guarded, with a token); yields the URL the CLI prints."""
     port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(build_server(target).streamable_http_app(), host="127.0.0.1", port=port, log_level="warning")
-    )
+    app = http_app(build_server(target), mcp_policy(TOKEN))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
     while not server.started and time.monotonic() < deadline:
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/mcp"
+    yield f"http://127.0.0.1:{port}/mcp?token={TOKEN}"
     server.should_exit = True
     thread.join(5)
 

@@ -1,4 +1,7 @@
-"""`rlvr-gym serve`: OpenEnv wire protocol, sessions, typed errors, secrets kept server-side, remote runner."""
+"""`rlvr-gym serve`: OpenEnv wire protocol, sessions, typed errors, secrets kept server-side, remote runner.
+
+The servers here run with a token, as the CLI's always do; attacks on the guard are in tests/security/.
+"""
 
 from __future__ import annotations
 
@@ -14,8 +17,17 @@ from fastapi.testclient import TestClient
 
 import rlvr_gym
 from rlvr_gym.rollout import collect_sync
-from rlvr_gym.serve.app import create_app
+from rlvr_gym.serve.app import create_app, server_policy
 from rlvr_gym.serve.client import RemoteEnv
+from rlvr_gym.serve.sessions import SessionLimits
+
+TOKEN = "t0ken-for-tests"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+def local_client(app) -> TestClient:
+    """A TestClient that talks like a local client: loopback Host name, the token in the header."""
+    return TestClient(app, base_url="http://127.0.0.1", headers=AUTH)
 
 
 def _free_port() -> int:
@@ -27,7 +39,8 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def server():
     port = _free_port()
-    app = create_app("rlvr/MathArithmetic-v0", max_sessions=4, idle_s=60)
+    app = create_app("rlvr/MathArithmetic-v0", limits=SessionLimits(max_sessions=4, idle_s=60),
+                     policy=server_policy(TOKEN))
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
@@ -39,8 +52,9 @@ def server():
 
 
 def test_http_routes_and_typed_errors():
-    client = TestClient(create_app("rlvr/MathArithmetic-v0", max_sessions=1))
-    assert client.get("/health").json() == {"status": "healthy"}
+    client = local_client(create_app("rlvr/MathArithmetic-v0", limits=SessionLimits(max_sessions=1),
+                                     policy=server_policy(TOKEN)))
+    assert client.get("/health", headers={"Authorization": ""}).json() == {"status": "healthy"}
     assert set(client.get("/schema").json()) == {"action", "observation", "state", "reset_observation"}
     first = client.post("/reset", json={"task_index": 3}).json()
     sid = first["metadata"]["session_id"]
@@ -49,14 +63,15 @@ def test_http_routes_and_typed_errors():
     assert client.post("/step", json={"session_id": sid, "action": {"bad": 1}}).json()["error"]["code"] == \
         "VALIDATION_ERROR"
     assert client.post("/step", json={"session_id": "nope", "action": {"text": "1"}}).status_code == 404
-    assert client.post("/step", content=b"{not json").json()["error"]["code"] == "INVALID_JSON"
+    assert client.post("/step", content=b"{not json", headers={"content-type": "application/json"}).json()[
+        "error"]["code"] == "INVALID_JSON"
     done = client.post("/step", json={"session_id": sid, "action": {"text": "\\boxed{0}"}}).json()
     assert done["done"] is True and done["metadata"]["verdict"]["passed"] in (True, False)
     assert client.get("/state", params={"session_id": sid}).json()["step_count"] == 1
 
 
 def test_secrets_never_leave_the_server():
-    client = TestClient(create_app("rlvr/MathArithmetic-v0"))
+    client = local_client(create_app("rlvr/MathArithmetic-v0"))
     env = rlvr_gym.make("rlvr/MathArithmetic-v0")
     env.reset(options={"task_index": 5})
     secret = env.task.reference_actions[0]
@@ -66,7 +81,7 @@ def test_secrets_never_leave_the_server():
 
 def test_websocket_protocol_frames(server):
     base, _ = server
-    with websockets_sync.connect(base.replace("http", "ws") + "/ws") as ws:
+    with websockets_sync.connect(base.replace("http", "ws") + "/ws", additional_headers=AUTH) as ws:
         ws.send("{bad json")
         assert json.loads(ws.recv())["data"]["code"] == "INVALID_JSON"
         ws.send(json.dumps({"type": "dance"}))
@@ -83,7 +98,7 @@ def test_websocket_protocol_frames(server):
 def test_openenv_client_drives_the_env(server):
     openenv = pytest.importorskip("openenv")
     base, _ = server
-    with openenv.GenericEnvClient(base_url=base).sync() as client:
+    with openenv.GenericEnvClient(base_url=base, headers=AUTH).sync() as client:
         first = client.reset(task_index=2)
         assert first.done is False
         result = client.step({"text": "\\boxed{12345}"})
@@ -91,8 +106,9 @@ def test_openenv_client_drives_the_env(server):
         assert client.state() is not None
 
 
-def test_runner_evaluates_a_remote_env_like_a_local_one(server):
+def test_runner_evaluates_a_remote_env_like_a_local_one(server, monkeypatch):
     base, _ = server
+    monkeypatch.setenv("RLVR_GYM_TOKEN", TOKEN)  # how a user passes it (env args are recorded in the manifest)
 
     class Answer(rlvr_gym.Agent):
         async def act(self, ctx, observation):
@@ -108,3 +124,16 @@ def test_runner_evaluates_a_remote_env_like_a_local_one(server):
 def test_remote_env_without_address_is_unavailable():
     with pytest.raises(rlvr_gym.EnvUnavailable):
         RemoteEnv()
+
+
+def test_remote_env_takes_the_token_from_the_printed_url_and_names_a_missing_one(server, monkeypatch):
+    base, _ = server
+    monkeypatch.delenv("RLVR_GYM_TOKEN", raising=False)
+    with pytest.raises(rlvr_gym.EnvUnavailable, match="HTTP 401.*RLVR_GYM_TOKEN"):
+        RemoteEnv(base_url=base)
+    env = RemoteEnv(base_url=f"{base}/?token={TOKEN}")
+    try:
+        env.reset(options={"task_index": 0})
+        assert env.task.id == "math/train/0"
+    finally:
+        env.close()

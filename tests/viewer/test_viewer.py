@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from rlvr_gym.agents.scripted import ConstantAgent, OracleAgent
 from rlvr_gym.rollout import collect_sync
 from rlvr_gym.types import Episode, EpisodeError, ErrorKind, Message, Turn, Verdict
-from rlvr_gym.viewer.app import create_app
+from rlvr_gym.viewer.app import create_app, viewer_policy
 
 ATTACK = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">"><b>bold</b>'
 
@@ -44,7 +44,7 @@ def runs(tmp_path_factory, monkeypatch_module=None):
 @pytest.fixture(scope="module")
 def client(runs, tmp_path_factory):
     os.environ["RLVR_GYM_CACHE"] = str(tmp_path_factory.mktemp("cache"))
-    return TestClient(create_app(runs))
+    return TestClient(create_app(runs), base_url="http://127.0.0.1")
 
 
 def test_summary_and_table(client):
@@ -91,9 +91,10 @@ def test_missing_things_are_404(client):
 
 
 def test_token_guard(runs):
-    guarded = TestClient(create_app(runs, token="s3cret"))
+    guarded = TestClient(create_app(runs, policy=viewer_policy("s3cret")), base_url="http://127.0.0.1")
     assert guarded.get("/").status_code == 401
     assert guarded.get("/", params={"token": "s3cret"}).status_code == 200
+    assert guarded.get("/").status_code == 200  # the printed URL's token is kept in this port's cookie
 
 
 def _free_port() -> int:

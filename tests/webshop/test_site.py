@@ -9,9 +9,10 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
-from rlvr_gym.envs.webshop.serve import is_loopback, main
-from rlvr_gym.envs.webshop.site import create_app
+from rlvr_gym.envs.webshop.serve import main
+from rlvr_gym.envs.webshop.site import create_app, site_policy
 from rlvr_gym.envs.webshop.verifier import verify
+from rlvr_gym.http_guard import is_loopback
 
 CHROMIUM = "/usr/bin/chromium"
 BROWSER_ARGS = [
@@ -28,7 +29,7 @@ BROWSER_ARGS = [
 
 @pytest.fixture(scope="module")
 def client():
-    return TestClient(create_app(), follow_redirects=False)
+    return TestClient(create_app(), base_url="http://127.0.0.1", follow_redirects=False)
 
 
 def _start(client, task):
@@ -83,11 +84,12 @@ def test_bad_requests_are_4xx_never_500(client):
         client.get("/start?task=-1"),
         client.get("/start?task=abc"),
         client.get("/start?task=99999999999999999999"),
+        client.post("/api/sessions", content=b"{broken", headers={"content-type": "application/json"}),
         client.post("/api/sessions", content=b"{broken"),
         client.post("/api/sessions", json=[1]),
         client.post("/api/sessions", json={"task": "x"}),
         client.post(f"/api/sessions/{sid}/step", json={"a": 1}),
-        client.post(f"/api/sessions/{sid}/step", content=b"\xff\xfe"),
+        client.post(f"/api/sessions/{sid}/step", content=b"\xff\xfe", headers={"content-type": "application/json"}),
         client.get("/api/sessions/zzz"),
     ]
     assert all(400 <= r.status_code < 500 for r in probes), [r.status_code for r in probes]
@@ -101,7 +103,7 @@ def test_text_is_escaped(client):
 
 
 def test_token_guard_and_loopback_default(capsys):
-    guarded = TestClient(create_app(token="s3cret"), follow_redirects=False)
+    guarded = TestClient(create_app(site_policy("s3cret")), base_url="http://127.0.0.1", follow_redirects=False)
     assert guarded.get("/").status_code == 401
     assert guarded.get("/", headers={"authorization": "Bearer s3cret"}).status_code == 200
     assert guarded.get("/?token=s3cret").status_code == 200 and guarded.get("/").status_code == 200  # cookie set
