@@ -2,18 +2,20 @@
 
 Each node is a full Ray node (its own raylet, object store and worker processes) started through Ray's own
 `ray.cluster_utils.Cluster`; all of them are children of this process, so stopping the cluster (or one node)
-ends exactly the processes it started, by their handles, and nothing else on the machine.
+ends exactly the processes it started (and their workers, `cleanup.py`), by pid, and nothing else on the machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import shutil
 import signal
 import threading
 from typing import Any
 
+from .cleanup import node_processes, reap
 from .session import environment, import_ray, loopback_environment, private_temp_dir
 
 
@@ -39,6 +41,7 @@ class LoopbackCluster:
         self.temp_dir = private_temp_dir()
         self._env = environment(loopback_environment(self.temp_dir))
         self._env.__enter__()  # before Ray is imported (see session.py)
+        atexit.register(self.stop)
         try:
             import_ray()
             from ray.cluster_utils import Cluster
@@ -71,12 +74,18 @@ class LoopbackCluster:
         """End one worker node's processes at once (SIGKILL): what a crashed machine looks like to the cluster."""
         if index == 0:
             raise ValueError("node 0 is the head; killing it ends the cluster")
+        started = node_processes([self.nodes[index]])
         self._cluster.remove_node(self.nodes[index], allow_graceful=False)
+        reap(started, wait_s=0.0)  # its workers too, at once, as on a machine that crashed
 
     def stop(self) -> None:
+        """Stop every node and every process they started, then remove the temp dir; safe to call twice."""
+        atexit.unregister(self.stop)
         if self._cluster is not None:
+            started = node_processes(self._cluster.list_all_nodes())
             self._cluster.shutdown()
             self._cluster = None
+            reap(started)
         if self._env is not None:
             self._env.__exit__(None, None, None)
             self._env = None

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..types import Generation, GenerationRequest, PolicyError
 from .remote_env import Placement
-from .session import RayUnavailable, import_ray
+from .session import RayUnavailable, connected_ray, import_ray
 
 
 class PolicyReplica:
@@ -79,6 +79,8 @@ class RayPolicy:
         return min(live, key=lambda i: (self._in_flight[i], self._served[i]))
 
     async def generate(self, requests: list[GenerationRequest]) -> list[Generation]:
+        if connected_ray() is None:  # the session closed: calling Ray now would start a default one
+            raise PolicyError("policy replicas are gone: not connected to Ray any more")
         index = self._pick()
         self._in_flight[index] += 1
         self._served[index] += 1
@@ -97,7 +99,8 @@ class RayPolicy:
 
     async def aclose(self) -> None:
         try:
-            await self._gather_quietly([r.aclose.remote() for r in self._replicas])
+            if connected_ray() is not None:
+                await self._gather_quietly([r.aclose.remote() for r in self._replicas])
         finally:
             self.kill()
 
@@ -109,6 +112,9 @@ class RayPolicy:
                 pass
 
     def kill(self) -> None:
+        """End every replica; a no-op once the session is closed (they ended with it)."""
+        if connected_ray() is None:
+            return
         for replica in self._replicas:
             try:
                 self._ray.kill(replica, no_restart=True)

@@ -18,7 +18,7 @@ from typing import Any
 from ..env import StepResult
 from ..env_handles import EnvCalls, EnvLimits, EnvRecipe, RemoteEnvError, ResetOutcome, unpack_reply
 from ..types import InfraError, Task
-from .session import RayUnavailable, import_ray
+from .session import RayUnavailable, connected_ray, import_ray
 
 CLOSE_WAIT_S = 5.0
 
@@ -115,6 +115,8 @@ class RayEnv:
             raise RayEnvLost(f"{self.env_id}: env actor lost ({type(exc).__name__}): {exc}") from exc
 
     def _call(self, op: str, arg: Any) -> Any:
+        if connected_ray() is None:  # the session closed: a call now would start a default Ray
+            raise RayEnvLost(f"{self.env_id}: not connected to Ray any more (the session was closed)")
         return unpack_reply(self._get(self._actor.call.remote(op, arg)))
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
@@ -128,12 +130,16 @@ class RayEnv:
     def close(self) -> None:
         """Let the env release what it holds (sandboxes), briefly, then end the actor either way."""
         try:
-            self._ray.wait([self._actor.call.remote("close", None)], timeout=CLOSE_WAIT_S)
+            if connected_ray() is not None:
+                self._ray.wait([self._actor.call.remote("close", None)], timeout=CLOSE_WAIT_S)
         finally:
             self.kill()
 
     def kill(self) -> None:
-        """End the actor now (a call in flight then fails with `RayEnvLost`); safe to call twice."""
+        """End the actor now (a call in flight then fails with `RayEnvLost`); safe to call twice, and a no-op once
+        the session is closed (its actors ended with it; calling Ray then would start a second, default one)."""
+        if connected_ray() is None:
+            return
         try:
             self._ray.kill(self._actor, no_restart=True)
         except Exception:

@@ -5,10 +5,15 @@ Three Ray defaults bite on a shared machine: a node started with 127.0.0.1 is re
 `ray.init()` of another user would join it (`RAY_TMPDIR` moves it to a private folder); and token auth reads and
 writes ~/.ray/auth_token unless the token comes from the environment. Every Ray process must see the same
 settings, so they are set in `os.environ` before nodes start (children inherit them) and restored afterwards.
+
+Closing never starts anything: Ray's implicit `ray.init()` (which any `ray.get`/`ray.kill` on a disconnected
+process would do, starting a second, default Ray) is switched off for this process once it has used this module,
+and closing a private Ray waits for (or kills) exactly the processes it started before removing its temp dir.
 """
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import secrets
@@ -20,6 +25,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..types import InfraError
+from .cleanup import node_processes, reap
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +41,17 @@ def import_ray() -> Any:
         import ray
     except ImportError as exc:
         raise RayUnavailable("the Ray backend needs the `ray` extra: pip install 'rlvr-gym[ray]'") from exc
+    try:  # no implicit ray.init(): a call on a closed session must fail, never start a second, default Ray
+        ray._private.auto_init_hook.enable_auto_connect = False
+    except AttributeError:
+        log.warning("could not switch off Ray's implicit init; calls after close may start a default Ray")
     return ray
+
+
+def connected_ray() -> Any | None:
+    """Ray when this process is connected to it, else None (without importing Ray if nothing did)."""
+    ray = sys.modules.get("ray")
+    return ray if ray is not None and ray.is_initialized() else None
 
 
 def is_loopback(address: str) -> bool:
@@ -49,6 +65,7 @@ def loopback_environment(temp_dir: str) -> dict[str, str]:
         "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",  # node IP = 127.0.0.1, not the host's outward address
         "RAY_TMPDIR": temp_dir,  # the "current cluster" file goes here, not to /tmp/ray
         "RAY_USAGE_STATS_ENABLED": "0",
+        "RAY_ENABLE_AUTO_CONNECT": "0",  # no process of the cluster starts a Ray of its own
         **_auth_environment(),
     }
 
@@ -143,15 +160,21 @@ class RaySession:
                 options["_node_ip_address"] = "127.0.0.1"
             ray.init(**options)
         except BaseException:
-            self._restore()
+            self._restore()  # never close(): when already connected, that Ray belongs to another session
             raise
+        atexit.register(self.close)  # an exception or exit that skips `with` still stops it all
         self.address: str = ray.get_runtime_context().gcs_address
 
     def close(self) -> None:
-        """Disconnect (stopping a private Ray), then restore the environment; safe to call twice."""
-        ray = import_ray()
-        if ray.is_initialized():
+        """Disconnect (stopping a private Ray and every process it started), then restore the environment and
+        remove the temp dir; safe to call twice, and never starts Ray."""
+        atexit.unregister(self.close)
+        ray = connected_ray()
+        if ray is not None:
+            node = ray._private.worker._global_node if self._temp_dir is not None else None
+            started = node_processes([node]) if node is not None else []
             ray.shutdown()
+            reap(started)
         self._restore()
 
     def _restore(self) -> None:
