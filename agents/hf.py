@@ -112,8 +112,14 @@ class HFPolicy:
         model.to(device)
         model.eval()
         autocast = None if dtype == "auto" else False
-        return cls(model, tokenizer, max_batch_size=max_batch_size, autocast=autocast, batch_wait_s=batch_wait_s,
-                   num_threads=num_threads)
+        return cls(
+            model,
+            tokenizer,
+            max_batch_size=max_batch_size,
+            autocast=autocast,
+            batch_wait_s=batch_wait_s,
+            num_threads=num_threads,
+        )
 
     # ---- the Policy protocol -------------------------------------------------------------------------------------
     async def generate(self, requests: list[GenerationRequest]) -> list[Generation]:
@@ -144,7 +150,11 @@ class HFPolicy:
         rows = [_row(self.prompt_ids(r), r.sampling) for r in requests]
         with _torch_threads(self.num_threads):
             results = generate_rows(
-                self.model, rows, pad_id=self.pad_id, eos_ids=self.eos_ids, decode=self._decode,
+                self.model,
+                rows,
+                pad_id=self.pad_id,
+                eos_ids=self.eos_ids,
+                decode=self._decode,
                 autocast=self.autocast,
             )
         latency = time.perf_counter() - start
@@ -246,7 +256,8 @@ _POLICY_ONLY = {"dtype", "device", "adapter", "merge_adapter", "batch_wait_s", "
 
 
 def hf_agent(arg: str | None, **options: Any) -> Agent:
-    """`hf:<path>[+<adapter>]`: a ChatAgent over a local HF folder (`smollm2` names the embedded model)."""
+    """`hf:<path>[+<adapter>]`: a ChatAgent over a local HF folder (`smollm2` names the embedded model). A LoRA
+    adapter folder alone (`hf:<run>/checkpoints/step-000030/adapter`) loads on the base model its config names."""
     if not arg:
         raise ValueError("hf agent needs a model folder: hf:<path> or hf:<path>+<adapter>")
     path, _, adapter = arg.partition("+")
@@ -255,7 +266,32 @@ def hf_agent(arg: str | None, **options: Any) -> Agent:
         from .models import smollm2_path
 
         path = str(smollm2_path())
+    elif not adapter and is_adapter_folder(Path(path)):
+        path, adapter = str(adapter_base(Path(path))), path
     return _chat_agent(path, adapter, options)
+
+
+def is_adapter_folder(path: Path) -> bool:
+    """A peft adapter folder: an adapter config and no model config of its own."""
+    return (path / "adapter_config.json").is_file() and not (path / "config.json").is_file()
+
+
+def adapter_base(adapter: Path) -> Path:
+    """The base model folder an adapter was trained on (its `base_model_name_or_path`). The embedded model's cached
+    folder moves with the cache root, so a base of that name that is not where it was resolves to this machine's."""
+    import json
+
+    from .models import smollm2_path
+
+    base = json.loads((adapter / "adapter_config.json").read_text()).get("base_model_name_or_path")
+    if not base:
+        raise ValueError(f"{adapter}: adapter_config.json names no base model; use hf:<base>+<adapter>")
+    if Path(base).is_dir():
+        return Path(base)
+    embedded = smollm2_path()
+    if Path(base).name == embedded.name:
+        return embedded
+    raise FileNotFoundError(f"{adapter}: its base model folder {base} does not exist here; use hf:<base>+<adapter>")
 
 
 def smollm2_agent(arg: str | None, **options: Any) -> Agent:
@@ -279,4 +315,3 @@ def _chat_agent(path: str, adapter: str | None, options: dict[str, Any]) -> Agen
         path, adapter=adapter, max_batch_size=agent_opts.pop("concurrency", None) or 8, **policy_opts
     )
     return ChatAgent(policy, **agent_opts)
-

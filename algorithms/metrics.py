@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -62,3 +63,23 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+def hack_signature(records: Sequence[dict[str, Any]], window: int = 3, margin: float = 0.01) -> str | None:
+    """The signature of a policy farming partial credit instead of solving: training reward rises while the pass
+    rate is 0 at every training step and every eval (a format bonus paid for `\\boxed{N}` did exactly this). None
+    when the run shows no such thing; a message saying what was seen otherwise."""
+    rewards = [float(r["reward_mean"]) for r in records if isinstance(r.get("reward_mean"), (int, float))]
+    passes = [
+        float(r[k]) for r in records for k in ("pass_rate", "eval/pass_rate") if isinstance(r.get(k), (int, float))
+    ]
+    if len(rewards) < 2 or any(p > 0 for p in passes):
+        return None
+    k = max(1, min(window, len(rewards) // 2))
+    first, last = sum(rewards[:k]) / k, sum(rewards[-k:]) / k
+    if last <= first + margin:
+        return None
+    return (
+        f"reward rose from {first:.3f} to {last:.3f} while nothing was ever solved (pass rate 0 at every step and "
+        "eval): the policy is earning partial credit, not solving; check the env's reward components"
+    )

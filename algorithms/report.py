@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .metrics import read_metrics
+from .metrics import hack_signature, read_metrics
 
 PANELS: list[tuple[str, list[str]]] = [
     ("reward", ["reward_mean", "eval/reward_mean"]),
-    ("pass rate", ["pass_rate", "eval/pass_rate"]),
+    ("pass rate", ["pass_rate", "eval/pass_rate", "eval/pass_rate_low", "eval/pass_rate_high"]),
     ("advantage collapse rate", ["acr"]),
     ("KL to reference", ["kl_ref"]),
     ("entropy", ["entropy"]),
@@ -91,6 +91,9 @@ def report(run_dir: str | Path, out_dir: str | Path | None = None) -> dict[str, 
                 "eval_curve": dict(zip(xs, ys, strict=True)),
             }
         )
+    warning = hack_signature(records)
+    if warning:
+        summary["warning"] = warning
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary
 

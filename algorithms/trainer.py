@@ -21,6 +21,7 @@ import math
 import random
 import shutil
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -30,6 +31,7 @@ import torch
 from pydantic import BaseModel
 
 from rlvr_gym.rollout import collect_sync, stable_int
+from rlvr_gym.summary import wilson_interval
 from rlvr_gym.types import Episode, SamplingParams
 
 from .advantages import AdvantageInput, AdvantageOutput, compute_advantages
@@ -37,7 +39,7 @@ from .batch import Batch, Row, build_rows, collate, micro_batches, scatter_to_ro
 from .checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
 from .lockstep import LockstepPolicy
 from .losses import LossConfig, policy_loss
-from .metrics import MetricsWriter
+from .metrics import MetricsWriter, hack_signature, read_metrics
 from .modeling import apply_lora, is_peft, load_model, reference_policy, token_logprobs
 from .train_config import TrainConfig, load_config
 
@@ -159,9 +161,13 @@ class Trainer:
         kwargs = self.eval_env_kwargs()
         episodes = self._collect(self.eval_agent, self.eval_tasks(), 1, self.cfg.seed, kwargs)
         rewards = np.array([ep.reward for ep in episodes if ep.reward is not None] or [0.0])
+        passed = sum(bool(ep.passed) for ep in episodes)
+        low, high = wilson_interval(passed, len(episodes)) or [0.0, 1.0]
         out = {
             "eval/reward_mean": float(rewards.mean()),
-            "eval/pass_rate": float(np.mean([ep.passed for ep in episodes])),
+            "eval/pass_rate": passed / max(len(episodes), 1),
+            "eval/pass_rate_low": low,  # its 95% Wilson interval: is a change larger than the noise of the eval set?
+            "eval/pass_rate_high": high,
             "eval/errors": float(sum(ep.error is not None for ep in episodes)),
             "eval/response_tokens": float(np.mean([_gen_tokens(ep) for ep in episodes])),
         }
@@ -395,7 +401,15 @@ class Trainer:
                     advance(record)
         finally:
             writer.close()
-        return {"run_dir": str(self.run_dir), "step": self.step, **last_eval}
+        warning = hack_signature(read_metrics(writer.path))
+        if warning:
+            warnings.warn(f"{self.run_dir}: {warning}", stacklevel=2)
+        return {
+            "run_dir": str(self.run_dir),
+            "step": self.step,
+            **last_eval,
+            **({"warning": warning} if warning else {}),
+        }
 
     @staticmethod
     def _emit(writer: MetricsWriter, record: dict[str, Any], cb: Callable[[dict[str, Any]], None] | None) -> None:

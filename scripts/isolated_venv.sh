@@ -12,8 +12,12 @@ fi
 [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
 LOG=$VENV/install.log
 : >"$LOG"
+# Editable installs of this repo write its egg-info into the checkout: scripts/test.sh runs the setup scripts side by
+# side, so those installs take a lock (the others run in parallel).
 pip_() {
-  if ! "$VENV/bin/python" -m pip --disable-pip-version-check --no-input "$@" >>"$LOG" 2>&1; then
+  local lock=()
+  case " $* " in *" -e "*) lock=(flock "${TMPDIR:-/tmp}/rlvr-gym-editable-install.lock") ;; esac
+  if ! PATH="$(pwd)/$VENV/bin:$PATH" "${lock[@]}" "$VENV/bin/python" -m pip --disable-pip-version-check --no-input "$@" >>"$LOG" 2>&1; then
     grep -v "^WARNING: Location '" "$LOG" | tail -n 40 >&2
     echo "[$TAG] ERROR: pip $* failed (log: $LOG)" >&2
     exit 1

@@ -41,6 +41,17 @@ def register_envs() -> None:
         difficulty=1,
     )
     register(
+        "rlvr/MathAddition-v0",
+        f"{ENV_MODULE}:MathEnv",
+        family="math",
+        description="Addition of two numbers from 0 to 49 with a worked one-shot example: the embedded SmolLM2-135M "
+        "starts at about 0.4 pass@1 and a 2-core GRPO run raises it (configs/quickstart-math.yaml, "
+        "docs/results/quickstart.md); ~250 held-out questions.",
+        families=["addition"],
+        difficulty=2,
+        prompt_style="one_shot",
+    )
+    register(
         "rlvr/MathStarter-v0",
         f"{ENV_MODULE}:MathEnv",
         family="math",

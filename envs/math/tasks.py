@@ -30,12 +30,14 @@ from rlvr_gym.family import TaskSource, split_of
 
 from .verifier import format_number
 
-KindName = Literal["arithmetic", "fractions", "linear", "modular", "combinatorics", "radicals", "units"]
+KindName = Literal["addition", "arithmetic", "fractions", "linear", "modular", "combinatorics", "radicals", "units"]
 INSTRUCTION = "Put your final answer in \\boxed{}."
 LOWEST = " Give the answer as a fraction in lowest terms, or as an integer."
 # Distinct questions of the kinds whose space is small (measured over 20,000 draws; the test re-measures them).
 # Any other (kind, difficulty) has well over 1,000 questions.
 SMALL_SPACES = {
+    ("addition", 1): 100,
+    ("addition", 2): 2500,
     ("arithmetic", 1): 100,
     ("fractions", 1): 204,
     ("linear", 1): 420,
@@ -115,6 +117,17 @@ def _frac(value: Fraction, group: bool = False) -> str:
 
 
 # ---- problem kinds ---------------------------------------------------------------------------------------------
+ADDEND_LIMITS = {1: 9, 2: 49, 3: 99, 4: 999, 5: 9999}
+
+
+def addition(rng: random.Random, difficulty: int) -> Problem:
+    """`a + b` with both addends in 0..ADDEND_LIMITS[difficulty]: one skill on a graded scale, with enough distinct
+    questions from difficulty 2 on (2,500) for a held-out split of a few hundred."""
+    limit = ADDEND_LIMITS[difficulty]
+    a, b = rng.randint(0, limit), rng.randint(0, limit)
+    return Problem(f"What is {a} + {b}?", Fraction(a + b))
+
+
 def arithmetic(rng: random.Random, difficulty: int) -> Problem:
     if difficulty == 1:
         a, b = rng.randint(0, 9), rng.randint(0, 9)
@@ -340,6 +353,7 @@ def format_decimal(value: Fraction) -> str:
 
 
 KINDS: dict[str, Kind] = {
+    "addition": addition,
     "arithmetic": arithmetic,
     "fractions": fractions,
     "linear": linear,
@@ -348,6 +362,9 @@ KINDS: dict[str, Kind] = {
     "radicals": radicals,
     "units": units,
 }
+
+# `rlvr/Math-v0`'s mix: every kind but `addition` (added later; keeping it out keeps existing ids' tasks unchanged).
+DEFAULT_MIX = ("arithmetic", "fractions", "linear", "modular", "combinatorics", "radicals", "units")
 
 
 # ---- prompts -----------------------------------------------------------------------------------------------------
@@ -381,7 +398,7 @@ class MathConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    families: dict[KindName, float] = Field(default_factory=lambda: dict.fromkeys(KINDS, 1.0))
+    families: dict[KindName, float] = Field(default_factory=lambda: dict.fromkeys(DEFAULT_MIX, 1.0))
     difficulty: int = Field(2, ge=1, le=5)
     size: int | None = Field(None, ge=1, description="Number of tasks; None = unbounded.")
     prompt_style: Literal["plain", "one_shot"] = "plain"
