@@ -14,6 +14,10 @@ or of a careful reviewer:
 | verify_time   | p99 of one `verify` call on a reference trajectory is under `Env.verify_budget_s`           |
 | reward_floor  | the best non-solving policy (template echoes, constants, prompt echo, the family's own      |
 |               | restarts/constants/fixed scripts) earns at most 5% of the oracle's mean reward (`floor.py`) |
+| turn_budget   | (`--config` only) every scanned task's reference solution fits the config's `max_turns`     |
+
+`--config PATH` checks the env of a run config (an eval config's `env`, a train config's `rollout.env`) with that
+config's env kwargs, and again with its eval kwargs on top, so a shipped config is held to the same contract.
 
 An env may declare a documented exception (`Env.check_exceptions = {"check": "why"}`): the check still runs and
 its result is shown, but it is reported as an exception instead of failing. Nothing is ever skipped silently.
@@ -44,6 +48,7 @@ from .types import EnvUnavailable, Message, Task, Verdict
 
 PASS, FAIL, EXCEPTION, SKIP = "pass", "fail", "exception", "skip"
 CHECKS = ("oracle", "determinism", "wrong_answers", "hacks", "fuzz", "splits", "verify_time", "reward_floor")
+CONFIG_CHECKS = (*CHECKS, "turn_budget")  # `--config`: a config's own kwargs (max_turns) must fit every oracle
 BIG = 1_000_000  # characters in one adversarial action
 
 GRADER_INJECTION = (
@@ -496,6 +501,50 @@ def check_reward_floor(env: Env, env_id: str, tasks: Sequence[Task]) -> CheckRes
     )
 
 
+def check_turn_budget(env: Env, n: int = 200, budget_s: float = 20.0) -> CheckResult:
+    """Every task's reference solution fits the env's turn limit, over up to `n` tasks (time-boxed): a config
+    whose `max_turns` cuts some oracle solutions makes those episodes unwinnable for any policy."""
+    t0, scanned, longest, cut = time.perf_counter(), 0, 0, []
+    for index in sample_indices(env, n):
+        task = env.get_task(index)
+        length = len(task.reference_actions or [])
+        scanned, longest = scanned + 1, max(longest, length)
+        if length > env.max_turns:
+            cut.append(task.id)
+        if time.perf_counter() - t0 > budget_s:
+            break
+    ok = not cut
+    detail = f"{len(cut)}/{scanned} oracle solutions longer than max_turns={env.max_turns} (longest {longest})"
+    if cut:
+        detail += f", e.g. {cut[0]}"
+    return CheckResult(
+        "turn_budget",
+        _status(env, "turn_budget", ok),
+        _exception_note(env, "turn_budget", detail),
+        {"tasks": float(scanned), "cut": float(len(cut)), "longest": float(longest)},
+    )
+
+
+def config_targets(path: str | os.PathLike[str]) -> list[tuple[str, dict[str, Any], str]]:
+    """The (env id, env kwargs, role) a run config plays: an eval config's `env` ("eval"), a train config's
+    `rollout.env` with its rollout kwargs ("rollout") and, when it sets any, with its eval kwargs on top ("eval").
+    Configs without an env (population self-play) give none."""
+    from .config import load_yaml
+
+    data = load_yaml(path)
+    if "env" in data:
+        return [(str(data["env"]), dict(data.get("env_kwargs") or {}), "eval")]
+    rollout = data.get("rollout") or {}
+    if "env" not in rollout:
+        return []
+    base = dict(rollout.get("env_kwargs") or {})
+    targets = [(str(rollout["env"]), base, "rollout")]
+    held_out = (data.get("eval") or {}).get("env_kwargs")
+    if held_out:
+        targets.append((str(rollout["env"]), {**base, **held_out}, "eval"))
+    return targets
+
+
 # ---- driver ----------------------------------------------------------------------------------------------------
 def run_checks(
     env_id: str,
@@ -532,6 +581,7 @@ def run_checks(
             "splits": lambda: check_splits(env_id, env, env_kwargs, max(tasks, split_tasks), split_budget_s),
             "verify_time": lambda: check_verify_time(env, sampled),
             "reward_floor": lambda: check_reward_floor(env, env_id, sampled[: max(1, min(len(sampled), floor_tasks))]),
+            "turn_budget": lambda: check_turn_budget(env, max(tasks, split_tasks), split_budget_s * 2),
         }
         for name in checks:
             try:
@@ -566,7 +616,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--tasks", type=int, default=20, help="tasks sampled per env (default 20)")
     parser.add_argument("--split-tasks", type=int, default=200, help="tasks per split for the splits check")
     parser.add_argument("--split-budget", type=float, default=10.0, help="seconds per split for the splits check")
-    parser.add_argument("--check", action="append", choices=CHECKS, help="run only these checks (repeatable)")
+    parser.add_argument("--check", action="append", choices=CONFIG_CHECKS, help="run only these checks (repeatable)")
+    parser.add_argument("--config", action="append", default=[], help="a run config whose env and kwargs to check")
     parser.add_argument("--env-kwargs", default="{}", help="JSON object of env constructor arguments")
     parser.add_argument("--json", action="store_true", help="print one JSON object per env instead of a table")
     parser.add_argument("--fingerprint", help=argparse.SUPPRESS)  # internal: the determinism child process
@@ -591,25 +642,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         fuzz_child(args.fuzz_child, args.index, args.names.split(","), kwargs)
         return 0
     ids = [info.id for info in list_envs()] if args.all else list(args.env_ids)
-    if not ids:
-        print("check-env: name at least one env id, or --all", file=sys.stderr)
+    targets = [(env_id, kwargs, env_id, CHECKS) for env_id in ids]
+    for path in args.config:
+        for env_id, config_kwargs, role in config_targets(path):
+            targets.append((env_id, {**config_kwargs, **kwargs}, f"{env_id} ({path}, {role})", CONFIG_CHECKS))
+    if not targets:
+        print("check-env: name at least one env id or --config, or --all", file=sys.stderr)
         return 2
     reports = []
-    for env_id in ids:
+    for env_id, env_kwargs, label, default_checks in targets:
         report = run_checks(
             env_id,
             tasks=args.tasks,
-            checks=args.check or CHECKS,
-            env_kwargs=kwargs,
+            checks=args.check or default_checks,
+            env_kwargs=env_kwargs,
             split_tasks=args.split_tasks,
             split_budget_s=args.split_budget,
         )
+        report.env_id = label
         reports.append(report)
         if args.json:
             print(
                 json.dumps(
                     {
-                        "env_id": env_id,
+                        "env_id": report.env_id,
                         "ok": report.ok,
                         "unavailable": report.unavailable,
                         "results": [asdict(r) for r in report.results],

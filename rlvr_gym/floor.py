@@ -10,7 +10,8 @@ The generic battery needs no knowledge of the env, only the text the agent is sh
 - **template echo**: the prompt's own answer slots (`\\boxed{...}`, `<answer>...</answer>`, `Answer: <value>`,
   fenced blocks such as ```` ```output ````, `search[keywords]`, quoted examples after "e.g.") sent back as the
   answer: as they stand, with the slot's body replaced by a placeholder token, and with each placeholder inside it
-  (`<value>`, `...`) replaced by that token;
+  (`<value>`, `...`) replaced by that token; and all the prompt's slot kinds at once, one per line (a
+  multi-part reply format echoed whole);
 - **constants** (`0`, `1`, `yes`, ...) and the **prompt echo**.
 
 Families add policies in their own action syntax (restart loops, constant programs, fixed scripts) through the
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 FLOOR_SHARE = 0.05  # the most a non-solving policy may earn, as a share of the oracle's mean reward
-FLOOR_TURNS = 8  # turns a repeated generic action is played for (fewer when the env allows fewer)
+FLOOR_TURNS = 3  # turns a repeated generic action is played for (fewer when the env allows fewer)
 FILL_TOKENS = ("N", "x", "answer", "<value>", "0", "...")
 CONSTANTS = ("0", "1", "yes", "A", "N", "True")
 
@@ -96,12 +97,25 @@ def fills(slot: Slot) -> Iterator[tuple[str, str]]:
             yield f"template_echo:{slot.kind}:inner={token}", head + _PLACEHOLDER.sub(token, body) + tail
 
 
+def whole_template(slots: list[Slot], token: str) -> str:
+    """Every slot kind's first slot, each with its body replaced by `token`, one per line in prompt order: the
+    echo of a multi-part reply format (`<belief>..</belief> <think>..</think> <action>..</action>`)."""
+    first: dict[str, Slot] = {}
+    for slot in slots:
+        first.setdefault(slot.kind, slot)
+    return "\n".join(s.text[: s.body[0]] + token + s.text[s.body[1] :] for s in first.values())
+
+
 def generic_actions(prompt: str) -> dict[str, str]:
     """The generic battery for one prompt: template echoes, constants and the prompt echo (name -> action)."""
     actions: dict[str, str] = {}
-    for slot in answer_slots(prompt):
+    slots = answer_slots(prompt)
+    for slot in slots:
         for name, action in fills(slot):
             actions.setdefault(name, action)
+    if len({slot.kind for slot in slots}) > 1:
+        for token in FILL_TOKENS:
+            actions[f"template_echo:all_slots:body={token}"] = whole_template(slots, token)
     for constant in CONSTANTS:
         actions[f"constant:{constant}"] = constant
     actions["prompt_echo"] = prompt
@@ -154,10 +168,13 @@ class FloorResult:
         name, value = self.best
         if self.oracle_mean <= 0.0:
             return f"the oracle's mean reward is {self.oracle_mean:.3g}: no floor can be measured"
+        played = f"{len(self.means)} policies, {self.tasks} tasks"
+        if value <= 0.0:
+            return f"no non-solving policy earns anything (oracle's mean {self.oracle_mean:.3f}; {played})"
         share = value / self.oracle_mean
         return (
             f"best non-solving policy {name} earns {value:.3f} = {share:.1%} of the oracle's mean "
-            f"{self.oracle_mean:.3f} (limit {FLOOR_SHARE:.0%}; {len(self.means)} policies, {self.tasks} tasks)"
+            f"{self.oracle_mean:.3f} (limit {FLOOR_SHARE:.0%}; {played})"
         )
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from rlvr_gym import Criterion, Rubric, Verdict
 
-from .base import Puzzle, gained
+from .base import PROGRESS_WEIGHT, SOLVED_WEIGHT, Puzzle, gained
 from .decode import Palette, decode_frames
 from .media import (
     DEFAULT_LIMITS,
@@ -86,8 +86,8 @@ class FrameReport:
 
 FRAME_RUBRIC = Rubric(
     [
-        Criterion("solved", lambda report: float(report.solved), 0.75),
-        Criterion("progress", lambda report: 1.0 if report.solved else report.progress, 0.25),
+        Criterion("solved", lambda report: float(report.solved), SOLVED_WEIGHT),
+        Criterion("progress", lambda report: 1.0 if report.solved else report.progress, PROGRESS_WEIGHT),
         Criterion("legal_transitions", lambda report: report.legal_fraction, 0.0),  # a constraint, never a reward
         Criterion("first_frame", lambda report: float(report.first_frame_ok), 0.0),
         Criterion(

@@ -3,7 +3,7 @@
 Text variant: the trajectory's messages are replayed on the puzzle's rules (`TextPlay`, the same machine the env
 plays). Every message is atomic: a message with an unreadable or illegal move, or one that keeps moving after the
 puzzle is solved, is rejected whole, so a reply that lists several candidate solutions cannot win with one of them.
-Reward 0.75 solved + 0.25 progress, progress being what the final position gained over the start (so restarts,
+Reward 0.9 solved + 0.1 progress, progress being what the final position gained over the start (so restarts,
 back-and-forth moves and moves that undo each other earn nothing); valid moves are a constraint (an illegal
 message is not played) and a weight-0 metric, never a reward. No readable message = invalid.
 
@@ -21,7 +21,7 @@ import numpy as np
 
 from rlvr_gym import Criterion, Rubric, Task, Verdict
 
-from .base import DIRECTIONS, Puzzle, gained
+from .base import DIRECTIONS, PROGRESS_WEIGHT, SOLVED_WEIGHT, Puzzle, gained
 from .frames import DEFAULT_MIN_CONFIDENCE, invalid_verdict, verify_frames
 from .media import FrameLimits
 from .render import png_data_url, render_grids
@@ -29,8 +29,8 @@ from .tasks import GAMES, Instance, PuzzleTasks, paths_text, puzzle_from_task, t
 
 TEXT_RUBRIC = Rubric(
     [
-        Criterion("solved", lambda play: float(play.solved), 0.75),
-        Criterion("progress", lambda play: 1.0 if play.solved else play.progress, 0.25),
+        Criterion("solved", lambda play: float(play.solved), SOLVED_WEIGHT),
+        Criterion("progress", lambda play: 1.0 if play.solved else play.progress, PROGRESS_WEIGHT),
         Criterion("valid_moves", lambda play: play.valid_fraction, 0.0),  # a constraint (metric), never a reward
         Criterion("steps_over_optimal", lambda play: play.steps - play.optimal if play.solved else -1.0, 0.0),
         Criterion("steps", lambda play: float(play.steps), 0.0),

@@ -64,6 +64,7 @@ def test_template_echo_fills_the_prompts_own_answer_slots():
     assert actions["template_echo:tag:answer:inner=answer"] == "<answer>answer</answer>"
     assert actions["template_echo:fence:output:body=0"] == "```output\n0\n```"
     assert actions["template_echo:example:as_is"] == "R R D"
+    assert actions["template_echo:all_slots:body=N"].startswith("```output\nN\n```\n<answer>N</answer>\n")
 
 
 def test_declared_exceptions_are_reported_not_hidden(monkeypatch):

@@ -117,7 +117,7 @@ def test_sokoban_restart_and_truncation_verdict_is_dense():
     assert truncated and not terminated
     verdict = info["verdict"]
     assert not verdict.passed and verdict.components["steps_over_optimal"] == -1.0
-    assert 0.0 < verdict.reward < 0.75
+    assert 0.0 < verdict.reward < 0.1  # progress only: 0.1 x boxes gained
 
 
 def test_flowfree_paths_step_by_step_and_crossing_rejected():

@@ -39,7 +39,7 @@ def test_a_restart_undoes_progress_and_its_credit():
     task = env.get_task(2)
     moves = task.ground_truth["solution"]
     played = env.verify(task, [" ".join(moves[:-1])])
-    assert 0.0 < played.reward < 0.25
+    assert 0.0 < played.reward < 0.1
     assert env.verify(task, [" ".join(moves[:-1]), "restart"]).reward == 0.0
 
 

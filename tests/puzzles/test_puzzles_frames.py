@@ -40,7 +40,7 @@ def _check_illegal_at(task, grids, bad_index, corrupt=None):
     verdict = verify_frames(task, frames)
     assert not verdict.passed and verdict.components["solved"] == 0.0
     assert verdict.components["first_illegal_frame"] == bad_index
-    assert verdict.reward < 0.625
+    assert verdict.reward < 0.1  # no solve: at most the progress weight
     return report
 
 
@@ -215,7 +215,7 @@ def test_partial_sequences_get_dense_progress():
     grids = _grids(task)
     half = verify_frames(task, render_grids(puzzle, grids[: len(grids) // 2]))
     assert not half.passed and half.components["legal_transitions"] == 1.0
-    assert half.reward == pytest.approx(0.25 * half.components["progress"]) and half.reward < 0.25
+    assert half.reward == pytest.approx(0.1 * half.components["progress"]) and half.reward < 0.1
 
 
 def test_bad_frame_inputs_never_raise():
