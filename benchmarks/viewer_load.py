@@ -41,11 +41,11 @@ def write_run(path: Path, n: int) -> None:
 
 def time_pages(run: Path, repeats: int) -> tuple[float, float, dict[str, float]]:
     t0 = time.perf_counter()
-    client = TestClient(create_app([run]))
+    client = TestClient(create_app([run]), base_url="http://127.0.0.1")
     first = time.perf_counter() - t0
     t0 = time.perf_counter()
     app = create_app([run])
-    client = TestClient(app)
+    client = TestClient(app, base_url="http://127.0.0.1")
     cached = time.perf_counter() - t0
     mid = sum(1 for _ in run.open()) // 2
     out = {}
