@@ -1,4 +1,9 @@
-"""Ctrl-C ends `eval` cleanly (summary, resume command, exit 130); `play` validates input and quits cleanly (#14.7)."""
+"""Ctrl-C ends `eval` cleanly (summary, resume command, exit 130); `play` validates input and quits cleanly (#14.7).
+
+The children run with Python's default SIGINT handler whatever the test runner inherited: a process started in the
+background by a shell without job control inherits SIGINT *ignored*, Python keeps it ignored, and then no Ctrl-C
+semantics can be observed (the run simply finishes, exit 0). A user's Ctrl-C at a terminal always meets the default.
+"""
 
 import json
 import os
@@ -12,9 +17,12 @@ import time
 import pytest
 
 SLOW_PLUGIN = """
+import os
 import time
 import rlvr_gym
 from rlvr_gym import AnswerEnv, Task, Verdict
+
+GATE = 40  # episodes from this index on wait for the gate file: the run cannot finish before the test's Ctrl-C
 
 class SlowEnv(AnswerEnv):
     @property
@@ -25,6 +33,9 @@ class SlowEnv(AnswerEnv):
                     reference_actions=[str(index)], metadata={"index": index})
     def score_answer(self, task, text):
         time.sleep(0.05)
+        gate = os.environ.get("SLOW_INT_GATE")
+        while gate and int(task.ground_truth) >= GATE and not os.path.exists(gate):
+            time.sleep(0.02)
         ok = text.strip() == task.ground_truth
         return Verdict(reward=float(ok), passed=ok)
 
@@ -40,11 +51,16 @@ def plugin_env(tmp_path):
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: slow-int-plugin\nVersion: 0.1\n")
     (dist / "entry_points.txt").write_text("[rlvr_gym.envs]\nslow = slow_int_plugin:register_envs\n")
-    return {**os.environ, "PYTHONPATH": str(tmp_path), "COLUMNS": "200"}
+    return {**os.environ, "PYTHONPATH": str(tmp_path), "COLUMNS": "200", "SLOW_INT_GATE": str(tmp_path / "gate")}
+
+
+# `python -m rlvr_gym.cli`, with the SIGINT handler a terminal's foreground process has (see the module docstring)
+RUN_CLI = ("import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+           "runpy.run_module('rlvr_gym.cli', run_name='__main__')")
 
 
 def cli(*args):
-    return [sys.executable, "-m", "rlvr_gym.cli", *args]
+    return [sys.executable, "-c", RUN_CLI, *args]
 
 
 def test_ctrl_c_prints_summary_and_resume_command_and_exits_130(plugin_env, tmp_path):
@@ -64,6 +80,7 @@ def test_ctrl_c_prints_summary_and_resume_command_and_exits_130(plugin_env, tmp_
     assert 12 <= len(rows) < 200
     summary = json.loads((out.parent / "summary.json").read_text())
     assert summary["interrupted"] is True and summary["episodes"] == len(rows)
+    (tmp_path / "gate").touch()
     # interrupted in-flight episodes are recorded as errors and retried by the resume
     subprocess.run([*cmd, "--resume"], env=plugin_env, check=True, capture_output=True)
     ids = [json.loads(line)["episode_id"] for line in out.read_text().splitlines()]
