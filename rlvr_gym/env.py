@@ -136,6 +136,12 @@ class Env(gymnasium.Env):
         """
         raise NotImplementedError(f"{type(self).__name__} provides no wrong-answer generator")
 
+    def floor_policies(self, task: Task, rng: random.Random) -> dict[str, list[str]]:
+        """Non-solving policies in this env's own action syntax (restart loops, constant programs, fixed scripts),
+        played by `rlvr-gym check-env`'s `reward_floor` check next to the generic battery (`rlvr_gym.floor`): none
+        may earn over 5% of the oracle's mean (docs/reward-contract.md). Default: none beyond the generic ones."""
+        return {}
+
     def coerce_task(self, task: Task | dict[str, Any]) -> Task:
         return task if isinstance(task, Task) else Task.model_validate(task)
 

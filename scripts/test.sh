@@ -55,11 +55,11 @@ lane() {
 phase install bash scripts/install.sh --all | tee "$LOGS/install.log"
 PHASES+=("$(grep -E '^\[test.sh\] install ' "$LOGS/install.log" | cut -c11-)")
 
-lane system phase sandbox-setup bash scripts/setup_sandbox.sh -- browser-setup bash scripts/setup_browser.sh
-lane data phase server-setup bash scripts/setup_server.sh -- geo-setup bash scripts/setup_geo.sh
-lane verl phase verl-setup bash scripts/setup_verl.sh
-lane verifiers phase verifiers-setup bash scripts/setup_verifiers.sh
-lane nemo phase nemo-gym-setup bash scripts/setup_nemo_gym.sh
+lane system sandbox-setup bash scripts/setup_sandbox.sh -- browser-setup bash scripts/setup_browser.sh
+lane data server-setup bash scripts/setup_server.sh -- geo-setup bash scripts/setup_geo.sh
+lane verl verl-setup bash scripts/setup_verl.sh
+lane verifiers verifiers-setup bash scripts/setup_verifiers.sh
+lane nemo nemo-gym-setup bash scripts/setup_nemo_gym.sh
 failed=0
 for entry in "${LANES[@]}"; do
   name=${entry%%:*}
