@@ -4,7 +4,8 @@ Stepping a TextWorld PDDL game re-parses the same grammar strings with TatSu on 
 reset re-runs Fast Downward's PDDL→SAS translation of the same problem. Both are pure functions of their string
 inputs, so they are memoised here, returning deep copies so no caller can alias cached objects. Patches are
 scoped to textworld's PDDL modules (their module globals), installed at runtime from this package; site-packages
-is never edited. `caching(False)` turns the caches off (benchmarks, the identity test).
+is never edited. `caching(False)` turns the caches off (benchmarks, the identity test). `install()` also makes
+textworld's game loader close the game file it reads (it leaves it to the garbage collector).
 
 A fourth change: textgen's `copy_context` deep-copies the derivation context's `variables` and `mapping` dicts
 for every symbol, although derivation only adds keys to those dicts and never mutates their values (EntityInfo,
@@ -23,6 +24,8 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import json
+import os
 import sys
 import threading
 import types
@@ -135,8 +138,30 @@ def install() -> None:
         tw_textgen.copy_context = copy_context
         tw_logic._parse_and_convert = logic_parse
         tw_logic.fast_downward = proxy
+        _close_game_files()
         _memos.update({m.name: m for m in (textgen_parse, logic_parse, pddl2sas, rule_query)})
         _installed = True
+
+
+def _close_game_files() -> None:
+    """textworld 1.7's `PddlEnv.load` reads a game file with `json.load(open(path))` and never closes it (one
+    ResourceWarning and one open descriptor per game until the collector runs): read it in a `with` block here."""
+    from textworld.envs.pddl.pddl import PddlEnv
+
+    leaky = PddlEnv.load
+    if getattr(leaky, "_closes_files", False):
+        return
+
+    def load(self: Any, filename_or_data: Any) -> None:
+        if not isinstance(filename_or_data, (str, os.PathLike)):
+            return leaky(self, filename_or_data)
+        with open(filename_or_data, encoding="utf-8") as f:
+            data = json.load(f)
+        leaky(self, data)
+        self._game_file = filename_or_data  # what the path branch sets (the `gamefile` info)
+
+    load._closes_files = True  # type: ignore[attr-defined]
+    PddlEnv.load = load
 
 
 def _import_translate_options() -> None:
