@@ -1,5 +1,6 @@
 """rlvr-gym: multi-turn Gymnasium envs with real verifiers, LLM agents and RL algorithms for RLVR."""
 
+from . import vector as _vector  # noqa: F401  (Gymnasium's AsyncVectorEnv shared memory for our spaces)
 from .agent import Agent, AgentStep, EpisodeContext, Policy, make_agent
 from .env import AnswerEnv, Env, StepResult, feedback
 from .family import ListSource, TaskSource, Trajectory, parse_task_id, stable_seed, task_id

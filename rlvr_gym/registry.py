@@ -3,10 +3,16 @@
 Built-in families register exactly like third-party packages: through the entry-point group `rlvr_gym.envs`,
 whose objects are registration functions (or modules that register on import). Discovery runs once, lazily, on
 the first `make`/`list_envs`, so `import rlvr_gym` stays cheap and the core never imports `envs/` itself.
+
+Gymnasium users expect `import rlvr_gym; gymnasium.make("rlvr/Math-v0")` (Gymnasium 1.x dropped its own plug-in
+loader). So at import every id named in the entry-point group `rlvr_gym.env_ids` (name: the id, value: the
+function that registers it) goes into Gymnasium's registry as a cheap placeholder, `rlvr_gym.declared:<id>`, read
+from package metadata alone; the first make through it runs the plug-ins and builds the env from the real spec.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 import logging
 import threading
 from dataclasses import dataclass, field
@@ -18,6 +24,8 @@ from .plugins import ENVS as ENV_GROUP
 from .plugins import entry_points
 
 NAMESPACE = "rlvr"
+ID_GROUP = "rlvr_gym.env_ids"  # id -> its registration function, for Gymnasium before any plug-in loads
+DECLARED = "rlvr_gym.declared"  # the module whose attributes are the placeholders' creators
 
 log = logging.getLogger(__name__)
 
@@ -92,3 +100,26 @@ def make(id: str, **kwargs: Any):
     """Instantiate a registered env (unwrapped: our envs enforce their own turn limits)."""
     env_info(id)
     return gymnasium.make(id, **kwargs).unwrapped
+
+
+def declared_ids() -> set[str]:
+    """The ids of `rlvr_gym.env_ids` across every installed distribution (a stale copy of a package's metadata on
+    sys.path, such as a source tree's egg-info, may shadow the installed one, so no first-wins de-duplication)."""
+    return {ep.name for dist in importlib.metadata.distributions() for ep in dist.entry_points
+            if ep.group == ID_GROUP and ep.name.startswith(f"{NAMESPACE}/")}
+
+
+def declare_ids() -> list[str]:
+    """Put every declared id that Gymnasium does not know yet into its registry as a placeholder."""
+    declared = []
+    for name in sorted(declared_ids()):
+        if name not in gymnasium.registry:
+            gymnasium.register(id=name, entry_point=f"{DECLARED}:{name}", disable_env_checker=True)
+            declared.append(name)
+    return declared
+
+
+try:
+    declare_ids()
+except Exception as exc:  # broken package metadata must not break `import rlvr_gym`; make() still loads plug-ins
+    log.debug("could not declare env ids: %s", exc)
