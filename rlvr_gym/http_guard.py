@@ -12,6 +12,8 @@ Threat model and defaults: docs/serving.md.
 from __future__ import annotations
 
 import argparse
+import base64
+import binascii
 import hashlib
 import hmac
 import ipaddress
@@ -230,11 +232,28 @@ class HttpGuard:
         query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1"), encoding="latin-1"))
         if "token" in query and hmac.compare_digest(query["token"].encode("latin-1"), self._token):
             return scope["type"] == "http"
-        if headers.get("sec-fetch-site", b"same-origin") in (b"same-origin", b"none"):  # never for other sites
+        # Credentials a browser may attach by itself (the cookie, cached Basic credentials) count only for requests
+        # it marks same-origin or user-initiated; clients that are not browsers send no Sec-Fetch-Site.
+        if headers.get("sec-fetch-site", b"same-origin") in (b"same-origin", b"none"):
+            if auth[:6].lower() == b"basic " and self._basic_matches(auth[6:]):
+                return False
             cookie = _cookie(headers.get("cookie", b""), cookie_name(scope))
             if cookie is not None and self._cookie is not None and hmac.compare_digest(cookie, self._cookie):
                 return False
-        raise RequestRefused(401, "UNAUTHORIZED", "a valid token is required (Authorization: Bearer, or ?token=)")
+        raise RequestRefused(401, "UNAUTHORIZED", "a valid token is required (Authorization: Bearer, ?token=, or "
+                                                  "the token as the password of http://user:TOKEN@host)")
+
+    def _basic_matches(self, encoded: bytes) -> bool:
+        """HTTP Basic with the token as password (or as user name with no password): what clients that take only a
+        URL send for `http://rlvr:TOKEN@host:port` (OpenEnv's clients and `openenv validate --url`, via websockets
+        and requests)."""
+        assert self._token is not None
+        try:
+            user, _, password = base64.b64decode(encoded.strip(), validate=True).partition(b":")
+        except (ValueError, binascii.Error):
+            return False
+        given = password or user
+        return hmac.compare_digest(given, self._token)
 
     async def _bounded_body(self, scope: Scope, headers: dict[str, bytes], receive: Receive) -> Receive:
         """Read the whole body (at most max_body_bytes) before the app runs, and replay it to the app."""

@@ -55,6 +55,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (KeyError, TypeError, ValueError) as exc:
         print(f"serve: {exc}", file=sys.stderr)
         return 2
+    host = f"[{args.host}]" if ":" in args.host else args.host
     return run_server(app, args, policy, f"serving {args.env}", notes=[
-        "WebSocket at /ws (OpenEnv's protocol); every route but /health needs the token:",
-        f"  {TOKEN_ENV}={policy.token} for rlvr/Remote-v0, or the header Authorization: Bearer <token>"])
+        "OpenEnv's protocol: WebSocket /ws, MCP at /mcp, HTTP /reset /step /state; every route but /health needs "
+        "the token:",
+        f"  {TOKEN_ENV}={policy.token} for rlvr/Remote-v0, or the header Authorization: Bearer <token>,",
+        f"  or in the URL for clients that take only one (OpenEnv's, openenv validate --url): "
+        f"http://rlvr:<token>@{host}:{args.port}"])

@@ -1,14 +1,21 @@
 """`rlvr-gym serve ENV_ID`: any registered env over HTTP and WebSocket, wire-compatible with OpenEnv.
 
-OpenEnv's protocol (what its `GenericEnvClient` speaks): `GET /health`, `GET /schema`, `GET /metadata`, and
-`WS /ws` with JSON frames `{"type": "reset"|"step"|"state"|"close", "data": {...}}`, answered in order with
-`{"type": "observation"|"state"|"error", "data": ...}`. An action is `{"text": "<the model's raw output>"}`.
-Over plain HTTP, `POST /reset` opens a session and returns its id in `metadata.session_id`; `POST /step` and
-`GET /state` continue it (OpenEnv's own HTTP routes are one-shot; a multi-turn episode needs the session).
+OpenEnv's protocol (what its `GenericEnvClient`, `MCPToolClient` and `openenv validate --url` speak): `GET /health`,
+`GET /schema`, `GET /metadata`, `GET /openapi.json`, `WS /ws` with JSON frames
+`{"type": "reset"|"step"|"state"|"close"|"mcp", "data": {...}}`, answered in order with
+`{"type": "observation"|"state"|"mcp"|"error", "data": ...}`, and MCP as JSON-RPC on `POST /mcp` and `WS /mcp`
+(`mcp_rpc.py`). An action is `{"text": "<the model's raw output>"}`.
+
+Over plain HTTP, as OpenEnv's own server: `POST /step` without a session is one stateless step on a fresh env (the
+task named by `task_index`/`seed`, else a drawn seed, reported back) and `GET /state` without one is a fresh env's
+state. Multi-turn HTTP episodes use the session that `POST /reset` returns in `metadata.session_id` (`POST /step`
+and `GET /state` with it; `POST /close`); resets that are never continued cost nothing lasting (`sessions.py`).
+`episode_id` given to a reset is kept and reported in every reply and in the state.
 Errors are an HTTP status plus `{"error": {"code", "message"}}` (codes as OpenEnv's: VALIDATION_ERROR,
 SESSION_ERROR, CAPACITY_REACHED, EXECUTION_ERROR, FACTORY_ERROR, INVALID_JSON, UNKNOWN_TYPE; ours: RATE_LIMITED,
 JSON_TOO_DEEP, and the guard's UNAUTHORIZED, HOST_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, UNSUPPORTED_MEDIA_TYPE,
-BODY_TOO_LARGE). Every request but `/health` needs the launch token (`rlvr_gym.http_guard`, docs/serving.md).
+BODY_TOO_LARGE). A step after the episode ended is a 409 SESSION_ERROR naming its reward. Every request but
+`/health` needs the launch token (`rlvr_gym.http_guard`, docs/serving.md).
 """
 
 from __future__ import annotations
@@ -20,8 +27,10 @@ from fastapi.responses import JSONResponse
 
 from ..http_guard import GuardPolicy, RequestRefused, client_of, guard, loads_bounded
 from ..registry import env_info
-from .sessions import SessionError, SessionLimits, SessionPool
+from . import mcp_rpc
+from .sessions import Session, SessionError, SessionLimits, SessionPool
 
+API_VERSION = "1.0.0"  # the OpenEnv HTTP API generation this server follows (`openenv validate`: openenv-http/1.x)
 MAX_BODY_BYTES = 4 << 20  # one action (model output) per request; check-env's fuzz goes to 1 MB
 JSON_DEPTH = 64
 ACTION_SCHEMA = {"type": "object", "properties": {"text": {"type": "string", "description": "raw model output"}},
@@ -29,9 +38,10 @@ ACTION_SCHEMA = {"type": "object", "properties": {"text": {"type": "string", "de
 OBSERVATION_SCHEMA = {"type": "object", "properties": {
     "messages": {"type": "array", "items": {"type": "object"}}, "text": {"type": "string"},
     "done": {"type": "boolean"}, "reward": {"type": ["number", "null"]}, "metadata": {"type": "object"}}}
-STATE_SCHEMA = {"type": "object", "properties": {"session_id": {"type": "string"}, "env_id": {"type": "string"},
-                                                  "step_count": {"type": "integer"}, "done": {"type": "boolean"},
-                                                  "task_id": {"type": ["string", "null"]}}}
+STATE_SCHEMA = {"type": "object", "properties": {
+    "session_id": {"type": ["string", "null"]}, "episode_id": {"type": ["string", "null"]},
+    "env_id": {"type": "string"}, "step_count": {"type": "integer"}, "done": {"type": "boolean"},
+    "task_id": {"type": ["string", "null"]}}}
 
 
 def server_policy(token: str | None = None, **overrides: Any) -> GuardPolicy:
@@ -57,7 +67,7 @@ def create_app(env_id: str, env_kwargs: dict[str, Any] | None = None, *, limits:
     """The server app; `policy` defaults to `server_policy()` (loopback Host names, no token)."""
     pool = SessionPool(env_id, env_kwargs, limits)
     info = env_info(env_id)
-    app = FastAPI(title=f"rlvr-gym {env_id}", docs_url=None, redoc_url=None, openapi_url=None)
+    app = FastAPI(title=f"rlvr-gym {env_id}", version=API_VERSION, docs_url=None, redoc_url=None)
     app.state.pool = pool
     guard(app, policy or server_policy())
 
@@ -91,60 +101,94 @@ def create_app(env_id: str, env_kwargs: dict[str, Any] | None = None, *, limits:
         data = await body(request)
         client = client_of(request.scope)
         pool.charge_reset(client)  # before building an env: a flood of resets costs no env construction
-        session = pool.open(client)
+        target = data.get("session_id")
+        session = await pool.resume(target) if isinstance(target, str) else pool.open(client)
         try:
             return await pool.reset(session, data, charged=True)
         except SessionError:
-            pool.close(session.id)
+            if not isinstance(target, str):
+                pool.close(session.id)
             raise
 
     @app.post("/step")
     async def http_step(request: Request) -> dict[str, Any]:
         data = await body(request)
         session_id = data.get("session_id")
+        if session_id is None:
+            return await pool.step_once(client_of(request.scope), data)
         if not isinstance(session_id, str):
-            raise SessionError("SESSION_ERROR", "POST /step needs the session_id that POST /reset returned")
-        return await pool.step(pool.get(session_id), data.get("action"))
+            raise SessionError("VALIDATION_ERROR", "session_id must be the string POST /reset returned")
+        return await pool.step(await pool.resume(session_id), data.get("action"))
 
     @app.get("/state")
-    def http_state(session_id: str) -> dict[str, Any]:
-        return pool.state(pool.get(session_id))
+    async def http_state(session_id: str | None = None) -> dict[str, Any]:
+        return pool.state_of(session_id)
 
     @app.post("/close")
     async def http_close(request: Request) -> dict[str, Any]:
         pool.close(str((await body(request)).get("session_id", "")))
         return {"closed": True}
 
+    @app.post("/mcp")
+    async def http_mcp(request: Request) -> dict[str, Any]:
+        raw = await request.body()
+        try:
+            value = loads_bounded(raw, JSON_DEPTH)
+        except RequestRefused as exc:
+            return mcp_rpc.parse_error(str(exc))
+        return await mcp_rpc.handle(pool, value, client=client_of(request.scope))
+
+    @app.websocket("/mcp")
+    async def ws_mcp(socket: WebSocket) -> None:
+        await serve_socket(socket, pool, rpc_only=True)
+
     @app.websocket("/ws")
     async def ws(socket: WebSocket) -> None:
-        await socket.accept()
-        attach = socket.query_params.get("session_id")
-        try:
-            session = pool.get(attach) if attach else pool.open(client_of(socket.scope), attached=True)
-        except SessionError as exc:
-            await socket.send_json(frame_error(exc))
-            await socket.close(code=1013 if exc.status in (429, 503) else 1008)
-            return
-        try:
-            while True:
-                message = await socket.receive()
-                if message["type"] == "websocket.disconnect":
-                    break
-                raw = message.get("text") if message.get("text") is not None else message.get("bytes") or b""
-                reply = await handle_frame(pool, session, raw)
-                if reply is None:
-                    break
-                await socket.send_json(reply)
-        except WebSocketDisconnect:
-            pass
-        finally:
-            if not attach:
-                pool.close(session.id)
+        await serve_socket(socket, pool, rpc_only=False)
 
     return app
 
 
-async def handle_frame(pool: SessionPool, session: Any, raw: str | bytes) -> dict[str, Any] | None:
+async def serve_socket(socket: WebSocket, pool: SessionPool, *, rpc_only: bool) -> None:
+    """One session per socket (or the session `?session_id=` names, held as attached while the socket lives)."""
+    await socket.accept()
+    attach = socket.query_params.get("session_id")
+    client = client_of(socket.scope)
+    try:
+        session = await pool.resume(attach) if attach else pool.open(client, attached=True)
+    except SessionError as exc:
+        await socket.send_json(mcp_rpc.refused(exc) if rpc_only else frame_error(exc))
+        await socket.close(code=1013 if exc.status in (429, 503) else 1008)
+        return
+    was_attached, session.attached = session.attached, True
+    try:
+        while True:
+            message = await socket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            raw = message.get("text") if message.get("text") is not None else message.get("bytes") or b""
+            reply = await (handle_rpc_frame(pool, session, raw) if rpc_only else handle_frame(pool, session, raw))
+            if reply is None:
+                break
+            await socket.send_json(reply)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        session.attached = was_attached
+        if not attach:
+            pool.close(session.id)
+
+
+async def handle_rpc_frame(pool: SessionPool, session: Session, raw: str | bytes) -> dict[str, Any]:
+    """One JSON-RPC request on `WS /mcp` -> its reply, on the socket's session."""
+    try:
+        request = loads_bounded(raw, JSON_DEPTH)
+    except RequestRefused as exc:
+        return mcp_rpc.parse_error(str(exc))
+    return await mcp_rpc.handle(pool, request, client=session.client, session=session)
+
+
+async def handle_frame(pool: SessionPool, session: Session, raw: str | bytes) -> dict[str, Any] | None:
     """One WebSocket request -> one reply (None closes the socket)."""
     try:
         frame = loads_bounded(raw, JSON_DEPTH)
@@ -161,6 +205,8 @@ async def handle_frame(pool: SessionPool, session: Any, raw: str | bytes) -> dic
             return {"type": "observation", "data": await pool.step(session, action)}
         if kind == "state":
             return {"type": "state", "data": pool.state(session)}
+        if kind == "mcp":
+            return {"type": "mcp", "data": await mcp_rpc.handle(pool, data, client=session.client, session=session)}
         if kind == "close":
             return None
     except SessionError as exc:

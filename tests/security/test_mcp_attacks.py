@@ -62,12 +62,14 @@ def test_a_flood_of_new_sessions_is_rate_limited():
 
 def test_one_client_cannot_hold_every_env_session_for_long():
     limits = SessionLimits(max_sessions=2, per_client=2, reclaim_idle_s=0.5)
-    app = http_app(build_env_server("rlvr/MathArithmetic-v0", limits=limits), mcp_policy(TOKEN))
+    app = http_app(build_env_server("rlvr/MathArithmetic-v0", {"max_attempts": 2}, limits=limits), mcp_policy(TOKEN))
 
-    async def reset(url: str) -> bool:
+    async def reset(url: str) -> bool:  # a session left in mid-episode: a reset alone is evicted and rebuilt at will
         async with streamable_http_client(url) as (read, write, _), ClientSession(read, write) as session:
             await session.initialize()
             reply = await session.call_tool("reset", {"task_index": 0})
+            if not reply.isError:
+                await session.call_tool("step", {"text": "\\boxed{-1}"})
             return not reply.isError
 
     async def scenario(url: str) -> list[bool]:

@@ -103,17 +103,30 @@ def test_deep_and_binary_websocket_frames_are_errors_and_the_socket_lives_on(liv
 
 def test_a_reset_flood_is_bounded_and_does_not_lock_out_for_long():
     limits = SessionLimits(max_sessions=4, per_client=3, reclaim_idle_s=0.5)
-    app = create_app(ENV, limits=limits)
+    app = create_app(ENV, {"max_attempts": 2}, limits=limits)
+    pool = app.state.pool
+    flooder = client(app, client=("10.0.0.3", 1000))
+    codes = [flooder.post("/reset", json={}) for _ in range(70)]  # never continued, never closed
+    assert {r.status_code for r in codes} <= {200, 429} and all(r.json()["error"]["code"] == "RATE_LIMITED"
+                                                                for r in codes if r.status_code == 429)
+    assert len(pool.sessions) <= 3  # resets that were never continued are evicted at once (rebuilt if continued)
+
+    def mid_episode(who) -> int:  # a session holding state no reset can rebuild: one wrong attempt of two
+        reply = who.post("/reset", json={})
+        if reply.status_code == 200:
+            sid = reply.json()["metadata"]["session_id"]
+            reply = who.post("/step", json={"session_id": sid, "action": {"text": "\\boxed{-1}"}})
+        return reply.status_code
+
     noisy = client(app, client=("10.0.0.1", 1000))
     other = client(app, client=("10.0.0.2", 1000))
-    codes = [noisy.post("/reset", json={}).status_code for _ in range(70)]  # never closed: abandoned sessions
-    assert codes[:3] == [200] * 3 and set(codes[3:]) == {429}, codes  # per-client cap
-    assert other.post("/reset", json={}).status_code == 200  # others still get in
+    assert [mid_episode(noisy) for _ in range(4)] == [200, 200, 200, 429]  # per-client cap
+    assert mid_episode(other) == 200  # others still get in
     refusal = other.post("/reset", json={})
     assert refusal.status_code == 503 and refusal.json()["error"]["code"] == "CAPACITY_REACHED"
-    assert "retry-after" in refusal.headers and len(app.state.pool.sessions) == 4
+    assert "retry-after" in refusal.headers and len(pool.sessions) == 4
     time.sleep(0.6)  # the abandoned sessions are idle now: a newcomer reclaims one instead of waiting 600 s
-    assert other.post("/reset", json={}).status_code == 200 and len(app.state.pool.sessions) == 4
+    assert other.post("/reset", json={}).status_code == 200 and len(pool.sessions) == 4
 
 
 def test_reset_rate_is_limited_per_client_with_a_retry_hint():

@@ -6,14 +6,10 @@ The servers here run with a token, as the CLI's always do; attacks on the guard 
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import time
 
 import pytest
-import uvicorn
 import websockets.sync.client as websockets_sync
-from fastapi.testclient import TestClient
+from serve_kit import AUTH, ENV, TOKEN, local_client
 
 import rlvr_gym
 from rlvr_gym.rollout import collect_sync
@@ -21,57 +17,46 @@ from rlvr_gym.serve.app import create_app, server_policy
 from rlvr_gym.serve.client import RemoteEnv
 from rlvr_gym.serve.sessions import SessionLimits
 
-TOKEN = "t0ken-for-tests"
-AUTH = {"Authorization": f"Bearer {TOKEN}"}
-
-
-def local_client(app) -> TestClient:
-    """A TestClient that talks like a local client: loopback Host name, the token in the header."""
-    return TestClient(app, base_url="http://127.0.0.1", headers=AUTH)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def server():
-    port = _free_port()
-    app = create_app("rlvr/MathArithmetic-v0", limits=SessionLimits(max_sessions=4, idle_s=60),
-                     policy=server_policy(TOKEN))
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    while not srv.started:
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", app
-    srv.should_exit = True
-    thread.join(timeout=10)
-
 
 def test_http_routes_and_typed_errors():
-    client = local_client(create_app("rlvr/MathArithmetic-v0", limits=SessionLimits(max_sessions=1),
+    client = local_client(create_app(ENV, {"max_attempts": 2}, limits=SessionLimits(max_sessions=1),
                                      policy=server_policy(TOKEN)))
     assert client.get("/health", headers={"Authorization": ""}).json() == {"status": "healthy"}
     assert set(client.get("/schema").json()) == {"action", "observation", "state", "reset_observation"}
     first = client.post("/reset", json={"task_index": 3}).json()
     sid = first["metadata"]["session_id"]
     assert first["done"] is False and first["metadata"]["task"]["id"] == "math/train/3"
-    assert client.post("/reset", json={}).status_code == 503  # one session allowed
     assert client.post("/step", json={"session_id": sid, "action": {"bad": 1}}).json()["error"]["code"] == \
         "VALIDATION_ERROR"
     assert client.post("/step", json={"session_id": "nope", "action": {"text": "1"}}).status_code == 404
     assert client.post("/step", content=b"{not json", headers={"content-type": "application/json"}).json()[
         "error"]["code"] == "INVALID_JSON"
+    wrong = client.post("/step", json={"session_id": sid, "action": {"text": "\\boxed{-5}"}}).json()
+    assert wrong["done"] is False  # two attempts: the episode goes on, so the session holds real state now
+    assert client.post("/reset", json={}).status_code == 503  # one session allowed, and it is mid-episode
     done = client.post("/step", json={"session_id": sid, "action": {"text": "\\boxed{0}"}}).json()
     assert done["done"] is True and done["metadata"]["verdict"]["passed"] in (True, False)
-    assert client.get("/state", params={"session_id": sid}).json()["step_count"] == 1
+    assert client.get("/state", params={"session_id": sid}).json()["step_count"] == 2
+
+
+def test_a_step_after_the_end_says_so_instead_of_a_reward_that_contradicts_the_verdict(server):
+    base, _ = server
+    env = rlvr_gym.make(ENV)
+    env.reset(options={"task_index": 1})
+    with websockets_sync.connect(base.replace("http", "ws") + "/ws", additional_headers=AUTH) as ws:
+        ws.send(json.dumps({"type": "reset", "data": {"task_index": 1}}))
+        ws.recv()
+        ws.send(json.dumps({"type": "step", "data": {"text": env.task.reference_actions[0]}}))
+        final = json.loads(ws.recv())["data"]
+        assert final["done"] and final["reward"] == final["metadata"]["verdict"]["reward"] == 1.0
+        ws.send(json.dumps({"type": "step", "data": {"text": "again"}}))
+        after = json.loads(ws.recv())
+        assert after["type"] == "error" and after["data"]["code"] == "SESSION_ERROR"
+        assert "episode is over (reward 1, passed True)" in after["data"]["message"]
 
 
 def test_secrets_never_leave_the_server():
-    client = local_client(create_app("rlvr/MathArithmetic-v0"))
+    client = local_client(create_app(ENV))
     env = rlvr_gym.make("rlvr/MathArithmetic-v0")
     env.reset(options={"task_index": 5})
     secret = env.task.reference_actions[0]
