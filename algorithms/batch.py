@@ -1,4 +1,8 @@
-"""Episodes + advantages -> padded token rows for the loss, without ever re-tokenising.
+"""Which episodes make a step's batch, and episodes + advantages -> padded token rows for the loss, without ever
+re-tokenising.
+
+Dynamic sampling (DAPO; `fill_mixed_groups`) keeps drawing prompts until the batch holds the asked number of groups
+whose rewards differ: an all-equal group has zero group-relative advantage, so it would only shrink the batch.
 
 A multi-turn episode becomes one row when each turn's prompt ids extend the previous turn's prompt + generated ids
 (the usual case for a chat agent that appends to its conversation); the env/tool tokens between turns are in the
@@ -9,14 +13,77 @@ agent rewrote history, e.g. a sliding window), a new row starts: still exact, ju
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 import torch
 
 from rlvr_gym.types import Episode
 
-from .advantages.base import AdvantageOutput
+from .advantages.base import COLLAPSE_VAR, AdvantageOutput
+
+DrawTasks = Callable[[int, int, set[int]], list[int]]  # (try, how many, already drawn) -> task indices
+CollectTasks = Callable[[list[int], int], list[Episode]]  # (task indices, try) -> their episodes
+
+
+def generated_tokens(ep: Episode) -> int:
+    return sum(len(t.token_ids or []) for t in ep.turns)
+
+
+def by_group(episodes: Sequence[Episode]) -> dict[str, list[Episode]]:
+    groups: dict[str, list[Episode]] = {}
+    for ep in episodes:
+        groups.setdefault(ep.group_id, []).append(ep)
+    return groups
+
+
+def mixed_rewards(group: Sequence[Episode], collapse_var: float = COLLAPSE_VAR) -> bool:
+    """True when the group's scored rewards differ (>= 2 of them): the only groups with a learning signal."""
+    rewards = [ep.reward for ep in group if ep.error is None and ep.reward is not None]
+    return len(rewards) >= 2 and float(np.var(rewards)) >= collapse_var
+
+
+def fill_mixed_groups(
+    draw: DrawTasks, collect: CollectTasks, want: int, max_tries: int
+) -> tuple[list[Episode], dict[str, float]]:
+    """Collect until `want` groups of mixed reward are kept or `max_tries` collections are spent (DAPO).
+
+    The first try draws `want` prompts; each later one draws only as many new prompts as the mixed rate seen so far
+    says are missing (at most `want`), so the refill costs few wasted rollouts. Mixed groups beyond `want` are
+    dropped, as in DAPO. Metrics: prompts `drawn`, groups `kept`, `tries`, and every token generated on the way.
+    """
+    kept: list[list[Episode]] = []
+    first: list[Episode] = []
+    seen: set[int] = set()
+    drawn, tries, tokens = 0, 0, 0
+    rewards: list[float] = []
+    n = want
+    while tries < max_tries and len(kept) < want:
+        tasks = draw(tries, n, seen)
+        if not tasks:
+            break
+        seen.update(tasks)
+        episodes = collect(tasks, tries)
+        first = first or episodes
+        tries += 1
+        groups = by_group(episodes)
+        drawn += len(groups)
+        tokens += sum(generated_tokens(ep) for ep in episodes)
+        rewards += [ep.reward for ep in episodes if ep.error is None and ep.reward is not None]
+        kept += [g for g in groups.values() if mixed_rewards(g)]
+        rate = len(kept) / drawn
+        n = want if rate == 0 else min(want, math.ceil((want - len(kept)) / rate))
+    kept = kept[:want]
+    metrics = {
+        "sampling/drawn": float(drawn),
+        "sampling/kept": float(len(kept)),
+        "sampling/tries": float(tries),
+        "sampling/gen_tokens": float(tokens),
+        "sampling/reward_mean": float(np.mean(rewards)) if rewards else 0.0,  # over every drawn rollout
+    }
+    # No mixed group at all: the first draw stands (zero advantages, so no update, but its rewards are logged).
+    return [ep for g in kept for ep in g] or first, metrics
 
 
 @dataclass

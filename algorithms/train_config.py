@@ -5,10 +5,16 @@ The flat keys older configs use (`rollout.temperature`, `eval.max_new_tokens`, .
 into those sections on load. Evaluation plays held-out tasks: `eval.env_kwargs` (e.g. `{split: eval}`) is merged
 over the rollout's env kwargs, so envs with splits evaluate on their eval split; envs without one are held out by
 index (`eval.task_offset`).
+
+Every estimator/loss combination a config names must change the update: one that cannot (an unknown estimator or
+parameter, an estimator without the data or trainer it reads, an off-policy setting in an on-policy run) is an error
+when the config loads (`check_combination`), not a silent no-op found after a run. What an estimator prescribes
+(DAPO's dynamic sampling and overlong budget) is filled in here, so the run's config.yaml shows it.
 """
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 from typing import Any, Literal
 
@@ -61,6 +67,12 @@ class ModelSettings(_Strict):
     threads: int | None = None  # torch intra-op threads (None = leave torch's default)
 
 
+class DynamicSampling(_Strict):
+    """DAPO dynamic sampling: collect more prompts until the step holds `prompts_per_step` groups of mixed reward."""
+
+    max_tries: int = Field(4, ge=2)  # collections per step, the first included (1 would never refill)
+
+
 class RolloutSettings(_Strict):
     env: str
     env_kwargs: dict[str, Any] = Field(default_factory=dict)
@@ -74,6 +86,7 @@ class RolloutSettings(_Strict):
     max_batch_size: int = 64
     step_timeout_s: float | None = None
     episode_timeout_s: float | None = None
+    dynamic_sampling: DynamicSampling | None = None  # on by default for `estimator: dapo`
 
     _flat_sampling = model_validator(mode="before")(_nest_sampling)
 
@@ -140,6 +153,7 @@ class TrainConfig(_Strict):
     run_dir: Path = Path("runs/train/default")
     seed: int = 0
     steps: int = 20
+    max_gen_tokens: int | None = Field(None, ge=1)  # also stop once training generated this many tokens (budgets)
     algorithm: AlgorithmSettings = Field(default_factory=AlgorithmSettings)
     model: ModelSettings = Field(default_factory=ModelSettings)
     rollout: RolloutSettings
@@ -182,10 +196,105 @@ class TrainConfig(_Strict):
         trainer_class(self.algorithm.name).settings_from(self)
         return self
 
+    @model_validator(mode="after")
+    def _check_estimator(self) -> TrainConfig:
+        """Fill in what the estimator prescribes, then refuse combinations that would not change the update."""
+        prescribe(self)
+        check_combination(self)
+        return self
+
+    @property
+    def optimizer_steps_per_batch(self) -> int:
+        return self.epochs * self.minibatches
+
+
+# ---- estimator prescriptions and combinations that would not change the update -----------------------------------
+OFF_POLICY_LOSS = ("clip_low", "clip_high", "veto_eps")  # act only once the policy has moved from the behaviour one
+
+
+def estimator_parameters(name: str) -> set[str] | None:
+    """Keyword parameters of estimator `name` (None: it takes any); an unknown name is a ValueError."""
+    from .advantages import get_estimator
+
+    try:
+        fn = get_estimator(name)
+    except KeyError as exc:
+        raise ValueError(exc.args[0]) from None
+    params = list(inspect.signature(fn).parameters.values())[1:]  # the first is the AdvantageInput
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return None
+    return {p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+
+
+def prescribe(cfg: TrainConfig) -> None:
+    """DAPO: dynamic sampling unless the config sets it; the overlong budget defaults to the generation budget."""
+    if cfg.estimator != "dapo":
+        return
+    if "dynamic_sampling" not in cfg.rollout.model_fields_set:
+        cfg.rollout.dynamic_sampling = DynamicSampling()
+    params = cfg.estimator_params
+    if params.get("overlong_buffer") and params.get("max_response_tokens") is None:
+        if cfg.rollout.sampling.max_new_tokens is None:
+            raise ValueError("dapo's overlong_buffer needs rollout.sampling.max_new_tokens (or max_response_tokens)")
+        cfg.estimator_params = {**params, "max_response_tokens": cfg.rollout.sampling.max_new_tokens}
+
+
+def check_combination(cfg: TrainConfig) -> None:
+    """Raise ValueError, saying why, when the estimator or a loss setting cannot change this config's update."""
+    accepted = estimator_parameters(cfg.estimator)
+    unknown = sorted(set(cfg.estimator_params) - accepted) if accepted is not None else []
+    if unknown:
+        raise ValueError(f"estimator {cfg.estimator!r} takes no {unknown}; it takes {sorted(accepted or ())}")
+    problem = _no_op(cfg)
+    if problem:
+        raise ValueError(problem)
+
+
+def _no_op(cfg: TrainConfig) -> str | None:
+    name, params, loss = cfg.estimator, cfg.estimator_params, cfg.loss
+    on_policy = cfg.optimizer_steps_per_batch == 1
+    if name == "nudge" and cfg.algorithm.name != "nudge":
+        return (
+            "estimator nudge reads the hint allocation of `algorithm: {name: nudge}`; without it every rollout is plain"
+        )
+    if name == "dapo" and cfg.rollout.dynamic_sampling is None and not params.get("overlong_buffer"):
+        return "dapo without dynamic sampling or an overlong_buffer updates exactly as grpo with dapo's loss settings"
+    if name == "gigpo" and _single_turn(cfg):
+        return "gigpo groups steps by the observation before them; on a single-turn env that is dr_grpo, scaled"
+    if name == "lampo" and params.get("beta", 1.0) == 0:
+        return "lampo with beta 0 is rloo: use estimator rloo"
+    if name == "mu_grpo" and on_policy:
+        return (
+            "mu_grpo's veto and clip act only off-policy; with epochs x minibatches = 1 it is grpo: raise minibatches"
+        )
+    explicit = [k for k in OFF_POLICY_LOSS if k in loss.model_fields_set and getattr(loss, k) != _LOSS_DEFAULTS[k]]
+    if explicit and on_policy:
+        return (
+            f"loss {explicit} only act off-policy, and with epochs x minibatches = 1 every importance ratio is 1: "
+            "raise minibatches (or epochs), or drop the setting"
+        )
+    if "kl_estimator" in loss.model_fields_set and loss.kl_coef == 0 and not loss.log_kl:
+        return "loss.kl_estimator is unused with kl_coef 0 and log_kl false"
+    return None
+
+
+def _single_turn(cfg: TrainConfig) -> bool:
+    """True when the rollout env plays one turn per episode (False when it cannot be built here)."""
+    from rlvr_gym.registry import make
+
+    try:
+        env = make(cfg.rollout.env, **cfg.rollout.env_kwargs)
+    except Exception:  # an env that only exists where the run happens: the trainer will say so
+        return False
+    return getattr(env, "max_turns", 1) == 1
+
+
+_LOSS_DEFAULTS = {k: f.default for k, f in LossSettings.model_fields.items()}
+
 
 def load_config(source: str | Path | dict[str, Any] | TrainConfig, overrides: list[str] | None = None) -> TrainConfig:
-    if isinstance(source, TrainConfig):
-        data = source.model_dump(mode="json")
+    if isinstance(source, TrainConfig):  # only what was set: defaults and estimator prescriptions are re-derived
+        data = source.model_dump(mode="json", exclude_unset=True)
     elif isinstance(source, dict):
         data = dict(source)
     else:

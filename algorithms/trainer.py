@@ -5,7 +5,9 @@ One step: sample `prompts_per_step` training tasks, collect `group_size` episode
 registered estimator, turn episodes into token rows (no re-tokenisation; env tokens masked), then `epochs` passes of
 `minibatches` optimizer steps each, with gradient accumulation over micro-batches. Importance ratios use the stored
 behaviour log-probs (or recomputed ones). Every step's randomness is seeded from (seed, step), so a resumed run
-reproduces the metrics of an uninterrupted one.
+reproduces the metrics of an uninterrupted one. With `rollout.dynamic_sampling` (DAPO) a step keeps drawing prompts
+until `prompts_per_step` groups have mixed rewards (`collect_step`); `max_gen_tokens` ends a run at a budget of
+generated tokens, so methods that spend rollouts differently can be compared at equal cost.
 
 Methods that change one part of a step subclass `Trainer` and override an extension point instead of copying the
 loop: `collect_train_episodes` (how a step's rollouts are made and grouped), `extra_loss_rows` + `extra_loss` (a
@@ -35,7 +37,7 @@ from rlvr_gym.summary import wilson_interval
 from rlvr_gym.types import Episode, SamplingParams
 
 from .advantages import AdvantageInput, AdvantageOutput, compute_advantages
-from .batch import Batch, Row, build_rows, collate, micro_batches, scatter_to_rows
+from .batch import Batch, Row, build_rows, collate, fill_mixed_groups, generated_tokens, micro_batches, scatter_to_rows
 from .checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
 from .lockstep import LockstepPolicy
 from .losses import LossConfig, policy_loss
@@ -102,6 +104,7 @@ class Trainer:
         o = cfg.optim
         self.optimizer = torch.optim.AdamW(self.params, lr=o.lr, betas=o.betas, weight_decay=o.weight_decay)
         self.step = 0
+        self.gen_tokens_total = 0.0  # every token generated for training so far (the budget `max_gen_tokens` counts)
         self.estimator_state: dict[str, Any] = {}
         self.settings = self.settings_from(cfg)
         factory = agent_factory or default_agent_factory
@@ -117,6 +120,31 @@ class Trainer:
         r = self.cfg.rollout
         rng = random.Random(f"{self.cfg.seed}:tasks:{step}")
         return [r.task_offset + i for i in rng.sample(range(r.task_pool), r.prompts_per_step)]
+
+    def refill_tasks(self, attempt: int, n: int, drawn: set[int]) -> list[int]:
+        """Dynamic sampling's draws: the step's usual tasks first, then `n` more not drawn yet this step."""
+        if attempt == 0:
+            return self.train_tasks(self.step)
+        r = self.cfg.rollout
+        rng = random.Random(f"{self.cfg.seed}:tasks:{self.step}:{attempt}")
+        pool = rng.sample(range(r.task_pool), min(r.task_pool, n + len(drawn)))
+        return [t for t in (r.task_offset + i for i in pool) if t not in drawn][:n]
+
+    def collect_step(self, seed: int) -> tuple[list[Episode], dict[str, float]]:
+        """The step's episodes and sampling metrics; with `rollout.dynamic_sampling` (DAPO), prompts are drawn until
+        `prompts_per_step` groups have mixed rewards. Every try goes through `collect_train_episodes`."""
+        ds = self.cfg.rollout.dynamic_sampling
+        if ds is None:
+            episodes = self.collect_train_episodes(self.train_tasks(self.step), seed)
+            return episodes, {"sampling/gen_tokens": float(sum(generated_tokens(ep) for ep in episodes))}
+
+        def collect(tasks: list[int], attempt: int) -> list[Episode]:
+            return self.collect_train_episodes(tasks, seed if attempt == 0 else stable_int(f"{seed}:refill:{attempt}"))
+
+        return fill_mixed_groups(self.refill_tasks, collect, self.cfg.rollout.prompts_per_step, ds.max_tries)
+
+    def budget_spent(self) -> bool:
+        return self.cfg.max_gen_tokens is not None and self.gen_tokens_total >= self.cfg.max_gen_tokens
 
     def eval_tasks(self) -> list[int]:
         e = self.cfg.eval
@@ -169,7 +197,7 @@ class Trainer:
             "eval/pass_rate_low": low,  # its 95% Wilson interval: is a change larger than the noise of the eval set?
             "eval/pass_rate_high": high,
             "eval/errors": float(sum(ep.error is not None for ep in episodes)),
-            "eval/response_tokens": float(np.mean([_gen_tokens(ep) for ep in episodes])),
+            "eval/response_tokens": float(np.mean([generated_tokens(ep) for ep in episodes])),
         }
         k = self.cfg.eval.pass_at_k
         if k > 0:
@@ -323,7 +351,8 @@ class Trainer:
         seed_everything(step_seed)
         t0 = time.perf_counter()
         cfg = self.cfg
-        collected = self.collect_train_episodes(self.train_tasks(self.step), step_seed)
+        collected, sampled = self.collect_step(step_seed)
+        self.gen_tokens_total += sampled["sampling/gen_tokens"]
         # Infrastructure errors carry no reward: learning from them as 0s would punish the policy for an outage.
         episodes = [ep for ep in collected if ep.error is None]
         n_errors = len(collected) - len(episodes)
@@ -332,7 +361,7 @@ class Trainer:
         t1 = time.perf_counter()
         upd = self.update(episodes, adv)
         t_upd = time.perf_counter() - t1
-        gen_tokens = sum(_gen_tokens(ep) for ep in episodes)
+        gen_tokens = sum(generated_tokens(ep) for ep in episodes)
         self.step += 1
         record = {
             "step": self.step,
@@ -341,6 +370,8 @@ class Trainer:
             "pass_rate": float(np.mean([ep.passed for ep in episodes])),
             "errors": float(n_errors),
             "response_tokens": gen_tokens / max(len(episodes), 1),
+            **sampled,
+            "gen_tokens_total": self.gen_tokens_total,
             **{f"adv/{k}": v for k, v in adv.metrics.items() if k not in ("reward_mean", "reward_std")},
             "acr": adv.metrics["acr"],
             **upd,
@@ -348,7 +379,7 @@ class Trainer:
             "time/rollout_s": t_roll,
             "time/update_s": t_upd,
             "time/step_s": time.perf_counter() - t0,
-            "gen_tokens_per_s": gen_tokens / max(t_roll, 1e-9),
+            "gen_tokens_per_s": sampled["sampling/gen_tokens"] / max(t_roll, 1e-9),
             "train_tokens_per_s": upd.get("update/tokens", 0.0) * cfg.epochs / max(t_upd, 1e-9),
         }
         for key in ("update/kl_ref", "update/entropy", "update/clip_frac"):
@@ -362,7 +393,7 @@ class Trainer:
             self.step,
             self.model,
             self.optimizer,
-            {"estimator_state": self.estimator_state},
+            {"estimator_state": self.estimator_state, "gen_tokens_total": self.gen_tokens_total},
             keep=self.cfg.keep_checkpoints,
         )
 
@@ -372,6 +403,7 @@ class Trainer:
             return False
         state = load_checkpoint(path, self.model, self.optimizer)
         self.step = int(state["step"])
+        self.gen_tokens_total = float(state.get("gen_tokens_total", 0.0))
         self.estimator_state.clear()
         self.estimator_state.update(state.get("estimator_state", {}))
         return True
@@ -390,13 +422,14 @@ class Trainer:
                 if not resumed:
                     last_eval = self.evaluate()
                     self._emit(writer, {"step": 0, **last_eval}, on_record)
-                while self.step < cfg.steps:
+                while self.step < cfg.steps and not self.budget_spent():
                     record = self.train_step()
-                    if self.step % cfg.eval.every == 0 or self.step == cfg.steps:
+                    last = self.step == cfg.steps or self.budget_spent()
+                    if self.step % cfg.eval.every == 0 or last:
                         last_eval = self.evaluate()
                         record.update(last_eval)
                     self._emit(writer, record, on_record)
-                    if self.step % cfg.checkpoint_every == 0 or self.step == cfg.steps:
+                    if self.step % cfg.checkpoint_every == 0 or last:
                         self.save()
                     advance(record)
         finally:
@@ -444,10 +477,6 @@ def trainer_class(name: str) -> type[Trainer]:
     if not (isinstance(cls, type) and issubclass(cls, Trainer)):
         raise ValueError(f"{TRAINERS} entry {name!r} is not a Trainer subclass: {cls!r}")
     return cls
-
-
-def _gen_tokens(ep: Episode) -> int:
-    return sum(len(t.token_ids or []) for t in ep.turns)
 
 
 def _yaml(cfg: TrainConfig) -> str:

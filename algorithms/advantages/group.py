@@ -1,15 +1,19 @@
-"""Group-relative outcome estimators: GRPO (and Dr.GRPO), RLOO and DAPO dynamic sampling.
+"""Group-relative outcome estimators: GRPO (and Dr.GRPO), RLOO and DAPO (with its overlong reward shaping).
 
-All three give one advantage per episode, relative to the other rollouts of the same group. A singleton group has
+All give one advantage per episode, relative to the other rollouts of the same group. A singleton group has
 no baseline and gets advantage 0 (design choice: verl instead uses mean 0 / std 1, i.e. A = r, which rewards the
 raw reward scale rather than a relative improvement).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from .base import COLLAPSE_VAR, EPS, AdvantageInput, AdvantageOutput
+
+DAPO_LOSS = {"clip_low": 0.2, "clip_high": 0.28, "aggregation": "token_mean"}  # clip-higher, token-level loss
 
 
 def group_normalise(inp: AdvantageInput, *, scale_std: bool = True, std_ddof: int = 1, eps: float = EPS) -> np.ndarray:
@@ -46,13 +50,44 @@ def rloo(inp: AdvantageInput) -> AdvantageOutput:
     return AdvantageOutput(episode=adv)
 
 
-def dapo(inp: AdvantageInput, *, scale_std: bool = True, collapse_var: float = COLLAPSE_VAR) -> AdvantageOutput:
-    """DAPO: GRPO advantages with dynamic sampling, i.e. groups whose rewards are all equal are dropped.
+def overlong_penalty(lengths: np.ndarray, max_tokens: int, buffer: int, factor: float = 1.0) -> np.ndarray:
+    """DAPO's soft overlong punishment: 0 up to `max_tokens - buffer` generated tokens, then a linear ramp to
+    `-factor` at `max_tokens` (and beyond): a response that runs into the length budget loses reward smoothly."""
+    expected = max_tokens - buffer
+    return np.minimum(-(lengths - expected) / buffer * factor, 0.0)
 
-    DAPO proper keeps sampling until the batch is full of informative groups; here the drop is reported
-    (`dropped_groups`, `dropped_fraction`) and the trainer may over-sample. Singleton groups are dropped too (no
-    contrast). The method's loss settings (clip-higher 0.2/0.28, token-level aggregation) travel as overrides.
+
+def response_lengths(inp: AdvantageInput) -> np.ndarray:
+    """Generated tokens of each episode's longest turn (the budget is per turn; DAPO's tasks have one turn)."""
+    return np.array([max((len(t.token_ids or []) for t in ep.turns), default=0) for ep in inp.episodes], dtype=float)
+
+
+def dapo(
+    inp: AdvantageInput,
+    *,
+    scale_std: bool = True,
+    collapse_var: float = COLLAPSE_VAR,
+    overlong_buffer: int | None = None,
+    max_response_tokens: int | None = None,
+    overlong_penalty_factor: float = 1.0,
+) -> AdvantageOutput:
+    """DAPO: GRPO advantages on the (optionally length-shaped) rewards; all-equal groups are dropped.
+
+    Dynamic sampling proper - drawing more prompts until the step holds `prompts_per_step` groups of mixed reward -
+    is the trainer's (`rollout.dynamic_sampling`, on by default for this estimator), since only it can collect; what
+    is left here drops any group that is still uninformative (`dropped_groups`). With `overlong_buffer` set, the
+    soft overlong punishment (`overlong_penalty`) is added to each reward before normalising; `max_response_tokens`
+    defaults to the rollout's `max_new_tokens` (filled in when the config loads). The method's loss settings
+    (clip-higher 0.2/0.28, token-level aggregation) travel as overrides.
     """
+    metrics: dict[str, float] = {}
+    if overlong_buffer:
+        if max_response_tokens is None or not inp.episodes:
+            raise ValueError("overlong shaping needs episodes and max_response_tokens (the generation budget)")
+        penalty = overlong_penalty(response_lengths(inp), max_response_tokens, overlong_buffer, overlong_penalty_factor)
+        inp = replace(inp, rewards=inp.rewards + penalty)
+        metrics["overlong_penalised"] = float(np.mean(penalty < 0))
+        metrics["overlong_penalty_mean"] = float(penalty.mean())
     adv = group_normalise(inp, scale_std=scale_std)
     keep = np.ones(len(inp), dtype=bool)
     groups = inp.groups()
@@ -62,10 +97,5 @@ def dapo(inp: AdvantageInput, *, scale_std: bool = True, collapse_var: float = C
             keep[ix] = False
             adv[ix] = 0.0
             dropped += 1
-    metrics = {"dropped_groups": float(dropped), "dropped_fraction": dropped / len(groups) if groups else 0.0}
-    return AdvantageOutput(
-        episode=adv,
-        keep=keep,
-        metrics=metrics,
-        loss_overrides={"clip_low": 0.2, "clip_high": 0.28, "aggregation": "token_mean"},
-    )
+    metrics.update({"dropped_groups": float(dropped), "dropped_fraction": dropped / len(groups) if groups else 0.0})
+    return AdvantageOutput(episode=adv, keep=keep, metrics=metrics, loss_overrides=dict(DAPO_LOSS))

@@ -17,6 +17,8 @@ from typing import Any, Protocol
 
 from rlvr_gym.types import Message, Task, TaskView
 
+from .problem_hints import PROBLEM_HINTS
+
 _TOKEN = re.compile(r"[^\s,;:!?()\[\]\"'`]+")  # linear: one pass, no nested quantifiers
 
 
@@ -108,11 +110,13 @@ GENERIC_MATH_HINTS = [
 
 
 class BuiltinMathHints:
-    """Deterministic technique hints keyed by the math task's `topic` metadata (no model needed: tests, CPU runs)."""
+    """Deterministic hints (no model needed: tests, CPU runs): the problem's own (`problem_hints`, from the task's
+    `question` metadata) first, then technique hints keyed by its `topic`, then generic ones."""
 
     def contexts(self, task: Task, k: int) -> list[str]:
         topic = str(task.metadata.get("topic", ""))
-        return safe_hints(task, [*BUILTIN_MATH_HINTS.get(topic, []), *GENERIC_MATH_HINTS], k)
+        own = PROBLEM_HINTS[topic](str(task.metadata.get("question", ""))) if topic in PROBLEM_HINTS else []
+        return safe_hints(task, [*own, *BUILTIN_MATH_HINTS.get(topic, []), *GENERIC_MATH_HINTS], k)
 
 
 # ---- (a) contexts stored with the data ---------------------------------------------------------------------------

@@ -3,8 +3,8 @@
 It fills two extension points of `Trainer` and nothing else:
 - `collect_train_episodes`: each sampled problem becomes M x K rollout tasks (`allocation`), all played in one
   lock-step collection, then regrouped by problem (the advantage group; `estimator: nudge` reads the contexts);
-- `extra_loss_rows` / `extra_loss`: the hinted episodes' responses re-scored under the plain prompt (`distill`),
-  back-propagated in the same optimizer step as their episode's surrogate rows.
+- `extra_loss_rows` / `extra_loss`: the responses re-scored under the plain prompt (`distill`), back-propagated in
+  the same optimizer step as their episode's surrogate rows, averaged over that step's rows as upstream does.
 Evaluation (greedy, pass@1 / pass@k on plain prompts) is the trainer's own, so a GRPO run evaluates identically.
 """
 
@@ -92,7 +92,7 @@ class NudgeTrainer(Trainer):
     def extra_loss_rows(self, episodes: Sequence[Episode], adv: AdvantageOutput) -> list[Row]:
         if self.nudge.distill_coef <= 0:
             return []
-        return list(distill_rows(episodes, adv, self.render_plain, self.cfg.max_seq_len))
+        return list(distill_rows(episodes, adv, self.render_plain, self.cfg.max_seq_len, self.nudge.distill_over))
 
     def extra_loss(
         self, logprobs: torch.Tensor, batch: Batch, normaliser: float

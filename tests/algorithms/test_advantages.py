@@ -12,6 +12,7 @@ import pytest
 
 from rlvr_gym.algorithms.advantages import AdvantageInput, compute_advantages, get_estimator, list_estimators
 from rlvr_gym.algorithms.advantages.base import AdvantageOutput, last_boxed, register_estimator
+from rlvr_gym.types import Episode, Turn
 
 BUILTIN = ["grpo", "dr_grpo", "rloo", "dapo", "lampo", "edas", "avspo", "tmn", "mu_grpo"]
 
@@ -162,3 +163,27 @@ def test_acr_metric_and_token_broadcast():
 def test_last_boxed_nested():
     assert last_boxed(r"so \boxed{1} no \boxed{\frac{1}{2}} end") == r"\frac{1}{2}"
     assert last_boxed("none") is None
+
+
+def sized(group: str, reward: float, n_tokens: int) -> Episode:
+    turn = Turn(index=0, observation=[], action="", token_ids=[1] * n_tokens)
+    return Episode(episode_id="e", env_id="x", task_id=group, group_id=group, total_reward=reward, turns=[turn])
+
+
+def test_dapo_overlong_shaping_by_hand():
+    """Budget 32, buffer 8: no penalty up to 24 tokens, then -(L - 24)/8, i.e. -0.25 at 26, -0.75 at 30, -1 at 32."""
+    eps = [
+        sized("a", 1, 20),
+        sized("a", 1, 26),
+        sized("a", 0, 32),
+        sized("a", 1, 30),
+        sized("b", 1, 20),
+        sized("b", 1, 30),
+    ]
+    inp = AdvantageInput.from_episodes(eps)
+    out = get_estimator("dapo")(inp, overlong_buffer=8, max_response_tokens=32)
+    shaped = [[1.0, 0.75, -1.0, 0.25], [1.0, 0.25]]  # group b is all-correct but no longer all-equal: kept
+    np.testing.assert_allclose(out.episode, adv("grpo", shaped).episode)
+    assert out.keep.all() and out.metrics["overlong_penalised"] == pytest.approx(4 / 6)
+    np.testing.assert_allclose(inp.rewards, [1, 1, 0, 1, 1, 1])  # the caller's rewards are not modified
+    np.testing.assert_array_equal(get_estimator("dapo")(inp).keep, [True] * 4 + [False] * 2)  # unshaped: b dropped

@@ -1,4 +1,5 @@
-"""Episode -> token rows: multi-turn merging, env-token masks, advantage broadcast, collation shifts."""
+"""Episode -> token rows: multi-turn merging, env-token masks, advantage broadcast, collation shifts; DAPO's dynamic
+sampling of mixed-reward groups."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import math
 import numpy as np
 
 from rlvr_gym.algorithms.advantages.base import AdvantageOutput
-from rlvr_gym.algorithms.batch import build_rows, collate, micro_batches
+from rlvr_gym.algorithms.batch import build_rows, collate, fill_mixed_groups, micro_batches
 from rlvr_gym.types import Episode, Turn
 
 
@@ -68,3 +69,45 @@ def test_length_buckets_pad_to_a_multiple():
     b = collate(rows, pad_id=0, pad_multiple=8)
     assert b.input_ids.shape == (1, 8) and b.mask.sum().item() == 1
     assert micro_batches(rows * 3, token_budget=16, pad_multiple=8) == [rows * 2, rows]
+
+
+def group(gid: str, rewards: list[float]) -> list[Episode]:
+    return [
+        Episode(episode_id=f"{gid}{i}", env_id="x", task_id=gid, group_id=gid, total_reward=r, turns=[])
+        for i, r in enumerate(rewards)
+    ]
+
+
+def fake_collect(rewards_of_task: dict[int, list[float]]):
+    calls: list[list[int]] = []
+
+    def collect(tasks: list[int], attempt: int) -> list[Episode]:
+        calls.append(tasks)
+        return [ep for t in tasks for ep in group(f"t{t}", rewards_of_task[t])]
+
+    return collect, calls
+
+
+def draw_in_order(pool: list[int]):
+    def draw(attempt: int, n: int, drawn: set[int]) -> list[int]:
+        return [t for t in pool if t not in drawn][:n]
+
+    return draw
+
+
+def test_dynamic_sampling_refills_until_the_batch_holds_enough_mixed_groups():
+    # tasks 0, 1, 3 are all-equal; 2, 4, 5, 6 are mixed
+    rewards = {0: [1, 1], 1: [0, 0], 2: [1, 0], 3: [0, 0], 4: [0, 1], 5: [1, 0], 6: [0, 1]}
+    collect, calls = fake_collect(rewards)
+    episodes, m = fill_mixed_groups(draw_in_order(list(rewards)), collect, want=3, max_tries=4)
+    assert {ep.group_id for ep in episodes} == {"t2", "t4", "t5"}
+    # try 1 draws 3 (1 mixed: rate 1/3); try 2 draws ceil(2 / (1/3)) = 6 capped at 3 -> tasks 3, 4, 5
+    assert calls == [[0, 1, 2], [3, 4, 5]]
+    assert (m["sampling/drawn"], m["sampling/kept"], m["sampling/tries"]) == (6, 3, 2)
+
+
+def test_dynamic_sampling_is_bounded_and_never_returns_an_empty_batch():
+    collect, calls = fake_collect({t: [1.0, 1.0] for t in range(20)})  # nothing to learn anywhere
+    episodes, m = fill_mixed_groups(draw_in_order(list(range(20))), collect, want=2, max_tries=3)
+    assert len(calls) == 3 and m["sampling/kept"] == 0 and m["sampling/drawn"] == 6
+    assert {ep.group_id for ep in episodes} == {"t0", "t1"}  # the first draw stands; no advantage, no update

@@ -16,6 +16,7 @@ from rlvr_gym.algorithms.nudge.contexts import (
     leaks_answer,
     parse_numbered,
 )
+from rlvr_gym.algorithms.nudge.problem_hints import addition_hints, shows
 from rlvr_gym.registry import make
 from rlvr_gym.types import Task
 
@@ -85,3 +86,18 @@ def test_generated_hints_are_cached_and_filtered(tmp_path):
 def test_parse_numbered_ignores_prose_and_is_bounded():
     assert parse_numbered("intro\n1. a\n- b\n* c\n10) d\nnot 2. this") == ["a", "b", "c", "d"]
     assert parse_numbered("\n" * 100_000 + "1. " + "x" * 1_000_000)[:1] in ([], ["x" * 496])
+
+
+def test_addition_hints_are_the_problems_own_and_never_show_its_answer():
+    for a in range(50):  # every MathAddition-v0 question
+        for b in range(50):
+            hints = addition_hints(f"What is {a} + {b}?")
+            assert len(set(hints)) == 4
+            assert not any(shows(h, a + b) for h in hints), (a, b, hints)
+    assert addition_hints("What is 3 - 2?") == []
+    task = make("rlvr/MathAddition-v0").get_task(3)
+    assert task.metadata["question"] == "What is 9 + 18?"
+    technique, distractor = BuiltinMathHints().contexts(task, 2)  # M = 2: the technique, then a distractor
+    assert "0 + 10 = 10 and 9 + 8 = 17" in technique and distractor == "Subtract the smaller number: 18 - 9 = 9."
+    assert BuiltinMathHints().contexts(make("rlvr/MathAddition-v0").get_task(4), 1) != [technique]  # per problem
+    assert shows("so 27.", 27) and not shows("270 and 127", 27)

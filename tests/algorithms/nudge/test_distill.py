@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 import torch
 
-from rlvr_gym.algorithms.nudge.allocation import nudge_meta
+from rlvr_gym.algorithms.advantages import AdvantageOutput
+from rlvr_gym.algorithms.batch import collate
+from rlvr_gym.algorithms.nudge.allocation import META_KEY, nudge_meta
 from rlvr_gym.algorithms.nudge.distill import distill_loss, distill_rows
 from rlvr_gym.algorithms.nudge.trainer import NudgeTrainer
 from rlvr_gym.algorithms.train_config import load_config
+from rlvr_gym.types import Episode, Turn
 
 from .conftest import nudge_data
 
@@ -29,6 +33,46 @@ def test_distill_loss_by_hand():
     assert metrics["distill_loss"].item() == pytest.approx(-0.1)
 
 
+PLAIN = [7, 8]  # the rendered plain prompt x0 of the problem
+
+
+def nudge_episode(context: int | None, prompt: list[int], gen: list[int]) -> Episode:
+    meta = {"problem_id": "p", "context_id": context, "plain_prompt": [{"role": "user", "content": "q"}]}
+    turn = Turn(index=0, observation=[], action="", prompt_token_ids=prompt, token_ids=gen)
+    return Episode(
+        episode_id="e",
+        env_id="x",
+        task_id="t",
+        group_id="p",
+        total_reward=0.0,
+        turns=[turn],
+        task_metadata={META_KEY: meta},
+    )
+
+
+@pytest.mark.parametrize(("over", "expected_rows", "expected_loss"), [("minibatch", 3, 0.1), ("hinted", 2, 0.05)])
+def test_distillation_is_a_mean_over_the_minibatch_rows_as_upstream(over, expected_rows, expected_loss):
+    """The worked example of nudge/distill.py's docstring: two hinted rows (scored under x0, not their hinted
+    prompt), one dropped row (its own prompt is x0), one zero-advantage row (no row, as in the surrogate)."""
+    episodes = [
+        nudge_episode(0, [1, 2, 3], [10, 11]),  # hinted, A = 1.0, log-probs under x0 (-1, -3)
+        nudge_episode(1, [1, 2, 4], [12]),  # hinted, A = -0.5, (-2)
+        nudge_episode(None, PLAIN, [13, 14]),  # dropped, A = 2.0, (-0.5, -1.5)
+        nudge_episode(None, PLAIN, [15]),  # A = 0: no gradient, no row
+    ]
+    adv = AdvantageOutput(episode=np.array([1.0, -0.5, 2.0, 0.0]))
+    rows = distill_rows(episodes, adv, lambda messages: list(PLAIN), over=over)
+    assert len(rows) == expected_rows
+    assert all(r.input_ids[:2] == PLAIN for r in rows)  # every row is scored under x0
+    batch = collate(rows)
+    logp = torch.zeros_like(batch.mask)
+    by_response = {10: [-1.0, -3.0], 12: [-2.0], 13: [-0.5, -1.5]}
+    for i, row in enumerate(rows):  # predicted position p - 1 holds the log-prob of token p
+        logp[i, 1 : 1 + len(by_response[row.input_ids[2]])] = torch.tensor(by_response[row.input_ids[2]])
+    loss, _ = distill_loss(logp, batch.mask, batch.advantages, coef=0.1, normaliser=float(len(rows)))
+    assert loss.item() == pytest.approx(expected_loss)
+
+
 @pytest.fixture()
 def trainer(length_env_id, tiny_model, tokenizer, tmp_path):
     return NudgeTrainer(load_config(nudge_data(length_env_id, tmp_path)), model=tiny_model, tokenizer=tokenizer)
@@ -41,7 +85,10 @@ def test_distill_rows_strip_the_context_and_keep_the_response(trainer):
     dropped = [i for i, ep in enumerate(episodes) if nudge_meta(ep)["context_id"] is None]
     assert hinted and dropped  # seed chosen so both kinds occur
     adv = trainer.advantages(episodes)
-    rows = distill_rows(episodes, adv, trainer.render_plain, trainer.cfg.max_seq_len)
+    assert {r.episode for r in distill_rows(episodes, adv, trainer.render_plain, over="minibatch")} == {
+        i for i in range(len(episodes)) if adv.episode[i] != 0
+    }
+    rows = distill_rows(episodes, adv, trainer.render_plain, trainer.cfg.max_seq_len, over="hinted")
     assert {r.episode for r in rows} == {i for i in hinted if adv.episode[i] != 0}
     plain_by_problem = {nudge_meta(episodes[i])["problem_id"]: episodes[i].turns[0].prompt_token_ids for i in dropped}
     for row in rows:
