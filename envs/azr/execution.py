@@ -1,28 +1,31 @@
-"""Running AZR programs in the sandbox's deterministic mode, many small jobs at once.
+"""Running AZR programs in the sandbox, deterministic by construction, many small jobs at once.
 
-A job is one program and a list of argument tuples; it runs the code env's call runner (`envs/code/harness.py`:
-the program loads in the sandbox, each call's value comes back as plain data, never code) with a fixed hash seed.
-Values are decoded here into fresh builtin objects. `run_checked` runs every job twice in separate sandbox jobs
-and refuses programs whose two runs disagree (AZR's determinism check). Batches go through a thread pool over the
-thread-safe sandbox, so its warm workers stay busy (`benchmarks/` is not needed to see it: a batch of n jobs takes
-about n / workers job times).
+A job is one program and a list of argument tuples (`sandbox_job.py`): in the jail (`rlvr_gym.sandboxes.jail`),
+with a fixed hash seed, every call in a fresh fork of a sealed process, the program seeing only pure builtins and
+facades of the allowed modules. So a call's value is a function of the program text and its arguments: no clock,
+entropy, address, environment or earlier call reaches it, whatever the program's names. Values come back as plain
+data (the code family's codec) and are decoded here into fresh builtin objects. `run_checked` runs every job
+twice in separate sandbox jobs and refuses programs whose runs disagree (with the jail this can only trip on a
+limit hit near its boundary). Batches go through a thread pool over the thread-safe sandbox, so its warm workers
+stay busy (a batch of n jobs takes about n / workers job times).
 """
 
 from __future__ import annotations
 
+import importlib.resources
+import json
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
-from rlvr_gym.envs.code.harness import read_lines, runner_source
+from rlvr_gym.envs.code.harness import read_lines
 from rlvr_gym.envs.code.plaindata import PlainDataError, decode_tree, encode_tree
-from rlvr_gym.envs.code.program import Program
+from rlvr_gym.sandboxes import jail
 from rlvr_gym.sandboxes.handle import SandboxHandle, process_wide
 from rlvr_gym.types import InfraError
-
-from .programs import ENTRY
 
 HASH_SEED = 0  # the deterministic mode: every job's Python hashes str/bytes the same way
 OUTPUT_BYTES = 2_000_000
@@ -47,6 +50,20 @@ class JobOutcome:
     @property
     def all_ok(self) -> bool:
         return self.loaded and bool(self.calls) and all(c.ok for c in self.calls)
+
+
+@lru_cache(maxsize=1)
+def job_source() -> str:
+    """The job script: the plain-data codec (the code family's), the jail, then `sandbox_job.py`."""
+    codec = importlib.resources.files("rlvr_gym.envs.code").joinpath("plaindata.py").read_text(encoding="utf-8")
+    runner = importlib.resources.files(__package__).joinpath("sandbox_job.py").read_text(encoding="utf-8")
+    return "\n\n".join([codec, jail.source(), runner]) + "\nmain()\n"
+
+
+def same_calls(first: Sequence[CallOutcome], second: Sequence[CallOutcome]) -> bool:
+    """Two runs' calls agree: same outcome and plain-data tree (compared as JSON text, so NaN equals NaN)."""
+    key = lambda calls: json.dumps([(c.ok, c.tree) for c in calls], allow_nan=True)  # noqa: E731
+    return len(first) == len(second) and key(first) == key(second)
 
 
 def _call_outcome(record: dict | None) -> CallOutcome:
@@ -75,14 +92,14 @@ class AZRExecutor(SandboxHandle):
         self.workers = workers or max(2, min(16, 2 * (os.cpu_count() or 1)))
 
     def request(self, source: str, inputs: Sequence[tuple]) -> Any:
-        from rlvr_gym.envs.code.harness import job_input
         from rlvr_gym.sandboxes import ExecRequest, Limits
 
-        calls = [{"fn": ENTRY, "args": encode_tree(list(args)), "kwargs": encode_tree({})} for args in inputs]
-        wall = 3.0 + self.call_timeout_s * (2 + len(calls))
+        calls = [encode_tree(list(args)) for args in inputs]
+        wall = 4.0 + self.call_timeout_s * (3 + len(calls))
         limits = Limits(wall_s=wall, cpu_s=wall, memory_mb=self.memory_mb, output_bytes=OUTPUT_BYTES)
-        stdin = job_input(Program(source, 1, source.count("\n") + 1), calls, "", self.call_timeout_s, 1)
-        return ExecRequest(code=runner_source(), stdin=stdin, limits=limits, hash_seed=HASH_SEED)
+        job = {"program": source, "calls": calls, "call_timeout_s": self.call_timeout_s}
+        stdin = json.dumps(job, ensure_ascii=True, allow_nan=True)
+        return ExecRequest(code=job_source(), stdin=stdin, limits=limits, hash_seed=HASH_SEED)
 
     def run(self, source: str, inputs: Sequence[tuple]) -> JobOutcome:
         """One job: `f(*args)` for every args in `inputs`. Raises InfraError when the sandbox itself failed."""
@@ -94,6 +111,8 @@ class AZRExecutor(SandboxHandle):
         status = str(getattr(result.status, "value", result.status))
         if status == "sandbox_error":
             raise InfraError(f"AZR sandbox failed: {result.error}")
+        if result.stdout.startswith('{"refused":'):
+            raise InfraError(f"AZR job refused: {result.stdout.split(chr(10), 1)[0][:300]}")
         lines = read_lines(result.stdout, len(inputs))
         if not lines.load or lines.load.get("load") is not True:
             why = (lines.load or {}).get("raised") or status
@@ -112,8 +131,7 @@ class AZRExecutor(SandboxHandle):
         doubled = self.run_many([*jobs, *jobs])
         out = []
         for first, second in zip(doubled[: len(jobs)], doubled[len(jobs):], strict=True):
-            same = first.loaded == second.loaded and [(c.ok, c.tree) for c in first.calls] == [
-                (c.ok, c.tree) for c in second.calls]
+            same = first.loaded == second.loaded and same_calls(first.calls, second.calls)
             out.append(first if same else JobOutcome(False, error="the program is not deterministic"))
         return out
 

@@ -1,10 +1,12 @@
-"""What an AZR program may be, checked before anything runs: parsing, the deterministic subset, literals.
+"""What an AZR program may be, checked before anything runs: parsing, the source rules, literals.
 
-A program is a module defining a top-level function `f` that is a pure function of its arguments. The check is an
-allowlist, not a blocklist: imports only from `ALLOWED_MODULES` (no time, randomness, IO, processes, hashing of
-objects by identity), no names that reach the interpreter (`open`, `eval`, `__import__`, `id`, `globals`, ...),
-no dunder attributes (the `().__class__.__mro__` escape route). What remains is deterministic given the sandbox's
-fixed hash seed; the executor still runs proposals twice and compares, as AZR does, to catch what slips through.
+A program is a module defining a top-level function `f` that is a pure function of its arguments. That it *is* one
+does not rest on this check: the sandbox runs it in the jail (`rlvr_gym.sandboxes.jail`, see `execution.py`),
+where nothing but pure builtins and facades of `ALLOWED_MODULES` is reachable and every call runs in a fresh,
+deterministic process. This check gives early, clear feedback and applies the jail's source rules before the
+sandbox does: imports only from `ALLOWED_MODULES`, no names that would reach the interpreter (`open`, `eval`,
+`__import__`, `id`, ...; the jail has none of them anyway), no attribute starting with `_` (`().__class__`,
+`collections._sys`), no frame or format-field attribute walks, no bare `except`, no generators or async code.
 
 Arguments and answers are Python literals (`ast.literal_eval` on a bounded text), so no code of the model ever runs
 in this process. `strict_equal` compares values without the coercions `==` makes (1 == 1.0 == True).
@@ -16,6 +18,8 @@ import ast
 import math
 from dataclasses import dataclass
 from typing import Any
+
+from rlvr_gym.sandboxes.jail import source_problems
 
 MAX_PROGRAM_CHARS = 4000
 MAX_LITERAL_CHARS = 4000
@@ -57,12 +61,11 @@ def _violation(tree: ast.Module) -> str | None:
                 return f"import from {node.module!r} is not allowed"
         elif isinstance(node, ast.Name) and node.id in BANNED_NAMES:
             return f"the name {node.id!r} is not allowed"
-        elif isinstance(node, ast.Attribute) and node.attr.startswith("__"):
-            return f"the attribute {node.attr!r} is not allowed"
         elif isinstance(node, (ast.AsyncFunctionDef, ast.Await, ast.AsyncFor, ast.AsyncWith, ast.Yield,
                                ast.YieldFrom, ast.Global, ast.Nonlocal)):
             return f"{type(node).__name__} is not allowed"
-    return None
+    rules = source_problems(tree)
+    return f"not allowed: {rules[0]}" if rules else None
 
 
 def check_program(source: str) -> ProgramCheck:

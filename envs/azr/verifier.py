@@ -6,8 +6,10 @@ Solve (reward 1 right, 0 wrong, invalid when the asked block is missing, doubled
   induction  the ```python program is vetted, then run on every input (shown and hidden) in the sandbox; all
              values must equal the true outputs (binary, as in the AZR scripts).
 Propose (invalid when blocks are missing or doubled): valid when the program passes the static check, differs
-  from the reference programs shown, every input is a literal argument list, and two deterministic-mode runs
-  give the same, expressible value for every input (induction: `num_inputs` distinct inputs and a message). The
+  from the reference programs shown, every input is a literal argument list, and it runs in the sandbox's jail
+  (deterministic by construction, `execution.py`) to an expressible value for every input (induction:
+  `num_inputs` distinct inputs and a message); the outputs recorded for solvers are re-derived from the exact
+  program text solvers see, in a fresh job, and must equal the first run's. The
   standalone env's tasks also name a target (`conditions.py`: signature, return type, a construct, output that
   depends on the input, checked on probe inputs too) and pay 1 only for a valid proposal on target, so no fixed
   program keeps its reward; the population computes learnability (`rewards.proposer_reward`) from
@@ -27,7 +29,7 @@ from rlvr_gym.types import Task, Verdict
 
 from . import bank, conditions
 from .blocks import fence, fenced_blocks
-from .execution import AZRExecutor, shared_executor
+from .execution import AZRExecutor, same_calls, shared_executor
 from .programs import args_text, check_program, expressible, literal_text, parse_args, parse_literal, strict_equal
 from .tasks import proposal_text, truth_inputs, truth_outputs
 
@@ -165,8 +167,9 @@ def _probes(task: Task) -> list[tuple]:
 
 def judge_proposals(tasks: Sequence[Task], texts: Sequence[str], *, executor: AZRExecutor | None = None,
                     ) -> list[ProposalReport]:
-    """Reports of many proposals; all surviving programs run (twice) in one sandbox batch, on their own inputs
-    and, for targeted tasks, on the task's probe inputs too."""
+    """Reports of many proposals. Every surviving program runs in one sandbox batch on its own inputs and, for
+    targeted tasks, the task's probe inputs; the outputs recorded for solvers are then re-derived from the exact
+    program text solvers will be shown, on its inputs alone, in a fresh job (`_rederive`)."""
     reports, pending = [], []
     for task, text in zip(tasks, texts, strict=True):
         report = ProposalReport(task.ground_truth["task_type"])
@@ -180,7 +183,7 @@ def judge_proposals(tasks: Sequence[Task], texts: Sequence[str], *, executor: AZ
             if report.error is None:
                 pending.append((report, _probes(task)))
         reports.append(report)
-    runs = _executor(executor).run_checked([(r.program, [*r.inputs, *probes]) for r, probes in pending])
+    runs = _executor(executor).run_many([(r.program, [*r.inputs, *probes]) for r, probes in pending])
     for (report, probes), run in zip(pending, runs, strict=True):
         own = len(report.inputs)
         calls, probe_calls = run.calls[:own], run.calls[own:]
@@ -193,7 +196,22 @@ def judge_proposals(tasks: Sequence[Task], texts: Sequence[str], *, executor: AZ
             report.valid, report.outputs = True, [c.value for c in calls]
             if report.target is not None:
                 report.target_error = _target_error(report, probe_calls, len(probes))
+    _rederive([(report, run.calls[: len(report.inputs)]) for (report, _), run in zip(pending, runs, strict=True)
+               if report.valid], executor)  # fmt: skip
     return reports
+
+
+def _rederive(valid: Sequence[tuple[ProposalReport, Sequence[Any]]], executor: AZRExecutor | None) -> None:
+    """Run each valid program again, exactly as solvers will be shown it, on its inputs only, in a fresh job; keep
+    those outputs, and refuse the proposal when they differ from the first run's (a solver who computes the shown
+    program correctly must be marked right)."""
+    again = _executor(executor).run_many([(report.program, report.inputs) for report, _ in valid])
+    for (report, first), run in zip(valid, again, strict=True):
+        if not run.all_ok or not same_calls(first, run.calls):
+            report.valid, report.outputs = False, []
+            report.error = "the program does not compute the same outputs again (not deterministic)"
+        else:
+            report.outputs = [c.value for c in run.calls]
 
 
 def _target_error(report: ProposalReport, probe_calls: Sequence[Any], probes: int) -> str | None:

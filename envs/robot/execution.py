@@ -1,9 +1,10 @@
 """Running robot programs: one sandbox job per program with a batch of world states, replayed by trusted code.
 
-The job (`simulator.py` + `sandbox_job.py` as text) returns one call log per state. Each log is replayed on the
-parent's own simulator (`replay.py`), so the trace a check sees is always produced here; the job's claimed end
-("ok", "error", "timeout") can only make a run look like one that stopped earlier, which earns no more than an
-honest program stopping there. A sandbox that cannot run the job raises `InfraError` (no judgement possible).
+The job (`simulator.py`, the jail and `sandbox_job.py` as text) returns one call log per state, each state run in a
+fresh fork of a deterministic process (`rlvr_gym.sandboxes.jail`), so a log is a function of program and state.
+Each log is replayed on the parent's own simulator (`replay.py`), so the trace a check sees is always produced
+here; the job's claimed end ("ok", "error", "timeout") can only make a run look like one that stopped earlier,
+which earns no more than an honest program stopping there. A sandbox that cannot run the job raises `InfraError` (no judgement possible).
 """
 
 from __future__ import annotations
@@ -44,9 +45,12 @@ class RunOutcome:
 
 @lru_cache(maxsize=1)
 def job_source() -> str:
+    """The job script: the simulator, the jail (`rlvr_gym.sandboxes.jail`), then the runner."""
+    from rlvr_gym.sandboxes import jail
+
     files = importlib.resources.files(__package__)
-    parts = [files.joinpath(name).read_text(encoding="utf-8") for name in ("simulator.py", "sandbox_job.py")]
-    return "\n\n".join(parts) + "\nmain()\n"
+    read = [files.joinpath(name).read_text(encoding="utf-8") for name in ("simulator.py", "sandbox_job.py")]
+    return "\n\n".join([read[0], jail.source(), read[1]]) + "\nmain()\n"
 
 
 def job_input(program: str, runs: list[tuple[WorldState, int | None]], run_timeout_s: float) -> str:
@@ -55,7 +59,10 @@ def job_input(program: str, runs: list[tuple[WorldState, int | None]], run_timeo
 
 
 def read_records(stdout: str, count: int) -> dict[int, dict[str, Any]]:
-    """The first well-formed record per run index; linear in the output, never raises."""
+    """The first well-formed record per run index; linear in the output, never raises. Raises InfraError when the
+    job refused to run because its process could not be made deterministic (no verdict is possible)."""
+    if stdout.startswith('{"refused":'):
+        raise InfraError(f"robot job refused: {stdout.split(chr(10), 1)[0][:300]}")
     records: dict[int, dict[str, Any]] = {}
     for line in stdout.split("\n"):
         if not line.startswith('{"run":') or len(line) > MAX_LINE:

@@ -3,14 +3,15 @@
 Extraction: the one ```python block of the response (several different blocks are ambiguous: invalid), else the
 whole text when it defines `task_program`. Linear in the text; oversized responses are refused unread.
 
-Policy (checked here, in the trusted parent, on the AST): the program sees the world only through the robot
-API. So it may import only time/math/random/re (in the sandbox: their public names, no submodules), may not
-name anything starting with two underscores nor read an attribute starting with one (no `__globals__`,
-`__closure__`, `__builtins__`...), may not call `.format`/`.format_map` (format strings walk attributes), may
-not read frame, code or traceback attributes (`gi_frame`, `f_back`, `tb_frame`... lead from a generator back
-into the harness's frames), and may not use a bare `except:` (it would swallow the run timer). In the sandbox
-it also gets only an allowlist of builtins (no getattr, eval, exec, open, globals, vars, type). This is defence
-in depth: the verdict never depends on it, because the parent replays the call log on its own simulator.
+Policy (checked here, in the trusted parent, on the AST, and again in the sandbox): the program sees the world
+only through the robot API. So it may import only time/math/random/re (in the sandbox: facades of chosen names
+from the jail, `rlvr_gym.sandboxes.jail`: a virtual clock and a seeded random), defines no class, and meets the
+jail's source rules: no name starting with two underscores, no attribute starting with one (no `__globals__`,
+`__closure__`, `__builtins__`...), no `.format`/`.format_map` (format strings walk attributes), no frame, code
+or traceback attributes (`gi_frame`, `f_back`, `tb_frame`... lead from a generator back into the harness's
+frames), no bare `except:` (it would swallow the run timer). In the sandbox it also gets only the jail's pure
+builtins (no getattr, eval, exec, open, globals, vars, type, id, hash). The verdict never depends on what the
+program says about itself: the parent replays the call log on its own simulator.
 """
 
 from __future__ import annotations
@@ -19,15 +20,13 @@ import ast
 from dataclasses import dataclass
 
 from rlvr_gym.envs.code.actions import fenced_blocks
+from rlvr_gym.sandboxes.jail import source_problems
 
 MAX_RESPONSE_CHARS = 200_000
 MAX_CODE_CHARS = 20_000
 ALLOWED_IMPORTS = frozenset({"time", "math", "random", "re"})
 ENTRY = "task_program"
 _LANGS = {"", "python", "py", "python3"}
-# Frame, code and traceback attributes lead from a generator or exception back into the harness's frames.
-_INTROSPECTION = ("gi_", "cr_", "ag_", "f_", "tb_", "co_")
-_BANNED_ATTRIBUTES = frozenset({"format", "format_map", "mro"})
 
 
 @dataclass(frozen=True)
@@ -79,28 +78,17 @@ def line_of(message: str) -> int | None:
 def violations(tree: ast.Module) -> list[str]:
     """Every policy breach in the program (empty when it may run)."""
     found: list[str] = []
-    defines_entry = False
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name == ENTRY:
-            defines_entry = True
-    if not defines_entry:
+    if not any(isinstance(node, ast.FunctionDef) and node.name == ENTRY for node in tree.body):
         found.append(f"no top-level `def {ENTRY}():`")
+    found += source_problems(tree)
     for node in ast.walk(tree):
         line = getattr(node, "lineno", "?")
         if isinstance(node, ast.Import):
             found += [f"line {line}: import of {a.name}" for a in node.names if a.name not in ALLOWED_IMPORTS]
         elif isinstance(node, ast.ImportFrom) and (node.level or node.module not in ALLOWED_IMPORTS):
             found.append(f"line {line}: import from {node.module}")
-        elif isinstance(node, ast.Attribute) and (
-            node.attr.startswith(("_", *_INTROSPECTION)) or node.attr in _BANNED_ATTRIBUTES
-        ):
-            found.append(f"line {line}: attribute {node.attr}")
-        elif isinstance(node, ast.Name) and node.id.startswith("__"):
-            found.append(f"line {line}: name {node.id}")
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name.startswith("__"):
             found.append(f"line {line}: definition {node.name}")
-        elif isinstance(node, ast.ExceptHandler) and node.type is None:
-            found.append(f"line {line}: bare except")
         elif isinstance(node, ast.ClassDef):
             found.append(f"line {line}: classes are not available to robot programs")
         elif isinstance(node, ast.arg) and node.arg.startswith("__"):

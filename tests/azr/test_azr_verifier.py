@@ -87,12 +87,13 @@ def test_valid_proposal_and_every_standard_violation(propose_task, azr_executor)
         assert not verify(propose_task, answer, executor=azr_executor).passed
 
 
-def test_nondeterminism_is_caught_by_two_runs(propose_task, azr_executor):
-    # The repr of a fresh object shows its address, which differs between processes; no banned name is used.
+def test_an_address_reading_program_computes_the_same_everywhere(propose_task, azr_executor):
+    # The repr of a fresh object showed its address, which differs between processes; the jail prints none, so the
+    # program is deterministic by construction and its recorded output is what every solver can compute.
     program = "def f(n):\n    class C:\n        pass\n    return repr(C())[-n:]"
     assert check_program(program).ok
     [report] = judge_proposals([propose_task], [proposal_text("deduction", program, [(4,)])], executor=azr_executor)
-    assert not report.valid and "deterministic" in (report.error or "")
+    assert report.valid and report.outputs == ["ect>"]
 
 
 def test_seed_programs_agree_with_the_sandbox(azr_executor):
