@@ -3,14 +3,21 @@
 Keeping checks as data (not closures) makes tasks serialisable, identical across processes and readable in
 records. A matcher is a dict, a check is a list headed by an operator:
 
-    matcher  {"call": "say", "at": room, "to": room, "words": [...], "any_of": [...], "min": n}
-             call name; room the call was made in; go_to's resolved destination; words that must all occur in the
-             call's text (arguments and options; whole words, case-insensitive); at least `min` distinct `any_of` words.
+    matcher  {"call": "say", "at": room, "to": room, "words": [...], "entity": text, "options": [...], "min": n}
     check    ["exists", M] ["terminal", M] ["precedes", M1, M2] ["after_first"|"before_first"|"after_last"|
              "before_last", M1, M2] ["at_first_visit", room, M] ["count", M, n] ["reports", M_ask, M_say]
              ["all", C...] ["any", C...] ["not", C]
 
-`reports` holds when some say matching M_say, after the first ask matching M_ask, contains that ask's answer.
+Matchers judge what a call *means*, as RoboEval's Ask(question, options) events do, never words found anywhere in
+its arguments. Each call has one subject (`subject`): what a say says, where a go_to went, the thing is_in_room asks
+about, the object a pick actually took and a place put down (the room's label, not the words used), and
+the question of an ask (its options are separate). `at` is the room the call was made in, `to` go_to's resolved
+destination, `words` phrases that must all occur in the subject (whole words, case-insensitive), `entity` the
+subject exactly (a leading a/an/the aside). `options` (ask only): at least `min` (default: all) of these phrases
+are offered, each as its own option (an option naming two of them offers neither).
+
+`reports` holds when, after the first ask matching M_ask, the says matching M_say that name any offered option all
+name the answer the person gave (of the latest matching ask before them) and no other option, and there is one.
 """
 
 from __future__ import annotations
@@ -20,6 +27,8 @@ from typing import Any
 
 from rlvr_gym.envs.robot import temporal as T
 from rlvr_gym.envs.robot.simulator import Call
+
+_ARTICLES = ("a ", "an ", "the ")
 
 
 def words_of(text: str) -> str:
@@ -32,31 +41,57 @@ def contains(text: str, phrase: str) -> bool:
     return words_of(phrase) in words_of(text) and bool(phrase.strip())
 
 
-def call_text(c: Call) -> str:
-    """All text of a call's arguments (ask's options included), for word matching."""
-    parts: list[str] = []
-    for arg in c.args:
-        if isinstance(arg, str):
-            parts.append(arg)
-        elif isinstance(arg, (list, tuple)):
-            parts.extend(a for a in arg if isinstance(a, str))
-    return " | ".join(parts)
+def subject(c: Call) -> str:
+    """What a call is about: the picked label for pick, the question for ask, else the first argument."""
+    if c.name in ("pick", "place"):
+        return c.result if isinstance(c.result, str) else ""
+    if c.name == "ask":
+        return c.args[1] if len(c.args) > 1 and isinstance(c.args[1], str) else ""
+    return c.args[0] if c.args and isinstance(c.args[0], str) else ""
+
+
+def options_of(c: Call) -> list[str]:
+    """The options an ask offered (strings only); empty for any other call."""
+    offered = c.args[2] if c.name == "ask" and len(c.args) > 2 else ()
+    return [o for o in offered if isinstance(o, str)] if isinstance(offered, (list, tuple)) else []
+
+
+def _names(option: str, phrases: Sequence[str]) -> str | None:
+    """The one phrase an option names, or None when it names none or several."""
+    named = [p for p in phrases if contains(option, p)]
+    return named[0] if len(named) == 1 else None
+
+
+def offered(c: Call, phrases: Sequence[str]) -> set[str]:
+    """The phrases an ask offers, each as its own option."""
+    return {p for p in (_names(o, phrases) for o in options_of(c)) if p is not None}
+
+
+def _is(text: str, entity: str) -> bool:
+    body = words_of(text).strip() + " "
+    for article in _ARTICLES:
+        body = body.removeprefix(article)
+    return body.strip() == words_of(entity).strip()
 
 
 def matcher(spec: dict[str, Any]) -> T.Match:
-    name, at, to = spec["call"], spec.get("at"), spec.get("to")
+    name, at, to, entity = spec["call"], spec.get("at"), spec.get("to"), spec.get("entity")
     words = [words_of(w) for w in spec.get("words", [])]
-    any_of, least = sorted({words_of(w) for w in spec.get("any_of", [])}), int(spec.get("min", 1))
+    options = list(spec.get("options", []))
+    least = int(spec.get("min", len(options)))
 
     def match(c: Call) -> bool:
         if c.error is not None or c.name != name or (at is not None and c.location != at):
             return False
         if to is not None and c.result != to:
             return False
-        if not words and not any_of:
-            return True
-        text = words_of(call_text(c))
-        return all(w in text for w in words) and (not any_of or sum(w in text for w in any_of) >= least)
+        text = subject(c)
+        if entity is not None and not _is(text, entity):
+            return False
+        if options and len(offered(c, options)) < least:
+            return False
+        padded = words_of(text)
+        return all(w in padded for w in words)
 
     return match
 
@@ -65,13 +100,35 @@ def _count(m: T.Match, n: int) -> T.Check:
     return lambda trace: sum(1 for c in trace if m(c)) == n
 
 
+def _others(ask: Call) -> list[str]:
+    """The options of an ask other than its answer (and other than options the answer itself contains)."""
+    answer = ask.result if isinstance(ask.result, str) else ""
+    return [o for o in options_of(ask) if words_of(o) != words_of(answer) and not contains(answer, o)]
+
+
+def reported(say: Call, ask: Call) -> bool:
+    """The say names the ask's answer and no other option it offered."""
+    text = subject(say)
+    return (
+        isinstance(ask.result, str) and contains(text, ask.result) and not any(contains(text, o) for o in _others(ask))
+    )
+
+
 def _reports(ask: T.Match, say: T.Match) -> T.Check:
+    """Some say matching `say` after the first matching ask reports an option, and every such say reports exactly
+    the answer of the latest matching ask before it (saying each option in turn reports none of them)."""
+
     def check(trace: Sequence[Call]) -> bool:
-        i = next((k for k, c in enumerate(trace) if ask(c)), None)
-        if i is None or not isinstance(trace[i].result, str):
+        first = next((k for k, c in enumerate(trace) if ask(c)), None)
+        if first is None:
             return False
-        answer = trace[i].result
-        return any(say(c) and contains(call_text(c), answer) for c in trace[i + 1 :])
+        answered, reports = trace[first], []
+        for c in trace[first + 1 :]:
+            if ask(c):
+                answered = c
+            elif say(c) and any(contains(subject(c), o) for o in options_of(answered)):
+                reports.append(reported(c, answered))
+        return bool(reports) and all(reports)
 
     return check
 

@@ -196,7 +196,7 @@ def conditional(rng: random.Random) -> Draft:
         checks.append(
             [
                 "all",
-                ["at_first_visit", where, {"call": "ask", "words": [x, y]}],
+                ["at_first_visit", where, {"call": "ask", "options": [x, y]}],
                 ["exists", {"call": "pick", "words": [chosen], "at": store}],
                 ["exists", {"call": "place", "words": [chosen], "at": where}],
                 ["not", ["exists", {"call": "pick", "words": [other]}]],
@@ -228,7 +228,7 @@ def open_world(rng: random.Random) -> Draft:
         ]
     ).format(p=person, c=category, n=least, w=listener, r=where)
     starts = rng.sample([r for r in rooms[:-1] if r != where], 2)
-    ask = {"call": "ask", "any_of": list(members), "min": least}
+    ask = {"call": "ask", "options": list(members), "min": least}
     people = {office(person): {person: [".*"]}, where: {listener: ["ok"]}}
     states = [world(rng, rooms, s, people=people) for s in starts]
     check = ["all", ["at_first_visit", office(person), ask], ["reports", ask, {"call": "say", "at": where}]]
@@ -275,7 +275,7 @@ def exhaustive_search(rng: random.Random) -> Draft:
         checks.append(
             [
                 "all",
-                *[["at_first_visit", r, {"call": "is_in_room", "words": [obj]}] for r in places],
+                *[["at_first_visit", r, {"call": "is_in_room", "entity": obj}] for r in places],
                 ["not", ["exists", {"call": "is_in_room", "at": skip}]],
                 ["terminal", report],
                 *[["exists", {**report, "words": [r]}] for r in listed],
@@ -319,7 +319,7 @@ def search_deliver(rng: random.Random) -> Draft:
         checks.append(
             [
                 "all",
-                ["at_first_visit", spot, {"call": "is_in_room", "words": [obj]}],
+                ["at_first_visit", spot, {"call": "is_in_room", "entity": obj}],
                 ["exists", {"call": "pick", "words": [obj], "at": spot}],
                 ["exists", {"call": "place", "words": [obj], "at": dst}],
                 ["precedes", {"call": "pick"}, {"call": "place"}],

@@ -92,7 +92,8 @@ class Robot:
         self.location = state.start
         self.objects = {room: list(items) for room, items in state.objects.items()}
         self.answers = {room: {p: list(a) for p, a in people.items()} for room, people in state.people.items()}
-        self.holding: str | None = None
+        self.holding: str | None = None  # what the program called the object it picked (place must repeat it)
+        self.held: str | None = None  # the room's label of that object (what the checks judge)
         self.trace: list[Call] = []
 
     def _record(self, name: str, args: tuple[Any, ...], fn) -> Any:
@@ -170,32 +171,37 @@ class Robot:
         return self._record("say", (message,), speak)
 
     def pick(self, obj: str) -> None:
-        def take() -> None:
+        """Take an object; the trace records the room's label it took as the call's result (the program gets None)."""
+
+        def take() -> str | None:
             _text("Pick", obj)
             if self.holding is not None:
                 raise RobotError(f"RobotPickError: already holding {self.holding!r}")
-            self._take_from_room(obj)
+            self.held = self._take_from_room(obj)
             self.holding = obj
+            return self.held
 
-        return self._record("pick", (obj,), take)
+        self._record("pick", (obj,), take)
 
-    def _take_from_room(self, obj: str) -> None:
+    def _take_from_room(self, obj: str) -> str | None:
         here = self.objects.get(self.location, [])
         for i, label in enumerate(here):
             if _found(label, obj):
-                del here[i]
-                return
+                return here.pop(i)
         raise RobotError(f"RobotPickError: no {obj!r} in {self.location!r}")
 
     def place(self, obj: str) -> None:
-        def put() -> None:
+        """Put the held object down; the trace records its label as the call's result (the program gets None)."""
+
+        def put() -> str | None:
             _text("Place", obj)
             if self.holding != obj:
                 raise RobotError(f"RobotPlaceError: not holding {obj!r}")
             self.objects.setdefault(self.location, []).append(obj)
-            self.holding = None
+            put_down, self.holding, self.held = self.held, None, None
+            return put_down
 
-        return self._record("place", (obj,), put)
+        self._record("place", (obj,), put)
 
 
 class RandomRobot(Robot):
@@ -218,7 +224,7 @@ class RandomRobot(Robot):
     def _reply(self, person: str, question: str, options: list[str]) -> str:
         return options[int(self.rng.random() * len(options))]
 
-    def _take_from_room(self, obj: str) -> None:
+    def _take_from_room(self, obj: str) -> str | None:
         return None
 
 
