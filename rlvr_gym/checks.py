@@ -9,7 +9,9 @@ or of a careful reviewer:
 | determinism   | tasks and verdicts are identical in two fresh processes with different hash seeds           |
 | wrong_answers | every trajectory from the family's wrong-answer generator scores below a pass               |
 | hacks         | empty, echo, format-only, every-candidate-at-once, huge, junk and grader-aimed outputs score 0 |
-| fuzz          | random and adversarial 1 MB actions never raise; a 1 MB action stays under the step budget (CPU) |
+| fuzz          | random and adversarial 1 MB actions never raise; a 1 MB action stays under the step budget (CPU); |
+|               | Unicode digits, confusables, bidi controls, NaN/inf spellings and huge numerals in the      |
+|               | answer slot and in the reference answer never raise (`payloads.py`)                         |
 | splits        | no repeated prompt within a split (unless declared) and no prompt shared by train and eval  |
 | verify_time   | p99 of one `verify` call on a reference trajectory is under `Env.verify_budget_s`           |
 | reward_floor  | the best non-solving policy (template echoes, constants, prompt echo, the family's own      |
@@ -43,6 +45,7 @@ from typing import Any
 from . import floor
 from .env import Env
 from .family import stable_seed
+from .payloads import payload_actions
 from .registry import env_info, list_envs, make, register
 from .types import EnvUnavailable, Message, Task, Verdict
 
@@ -386,29 +389,40 @@ def check_fuzz(env: Env, env_id: str, index: int, env_kwargs: dict[str, Any], n_
             slow.append(f"{name} {elapsed * 1000:.0f} ms")
     rng = _rng(env_id, index, "fuzz")
     alphabet = [chr(c) for c in range(32, 127)] + ["\n", "\t", "é", "→", "😀", "\x00", "\ud800", "`", "<", "{"]
-    step_limit = env.step_timeout_s or 60.0
-    env.reset(options={"task_index": index})
-    for i in range(n_random):
-        action = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 300)))
-        t0 = time.perf_counter()
-        try:
-            result = env.step_result(action)
-        except Exception as exc:
-            errors.append(f"random #{i}: {type(exc).__name__}: {str(exc)[:120]}")
-            env.reset(options={"task_index": index})
-            continue
-        if time.perf_counter() - t0 > step_limit:
-            slow.append(f"random #{i} over the step timeout")
-        if result.terminated or result.truncated:
-            env.reset(options={"task_index": index})
+    actions = {
+        f"random #{i}": "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 300))) for i in range(n_random)
+    }
+    task = task_at(env, index)
+    actions.update(payload_actions(prompt_text(task), (task.reference_actions or [None])[0]))
+    _fuzz_steps(env, index, actions, errors, slow)
     ok = not errors and not slow
-    detail = "; ".join(errors[:2] + slow[:3]) or f"{len(big) + n_random} actions, worst 1 MB step {worst * 1000:.0f} ms"
+    detail = (
+        "; ".join(errors[:2] + slow[:3]) or f"{len(big) + len(actions)} actions, worst 1 MB step {worst * 1000:.0f} ms"
+    )
     return CheckResult(
         "fuzz",
         _status(env, "fuzz", ok),
         _exception_note(env, "fuzz", detail),
         {"worst_big_step_ms": worst * 1000, "errors": float(len(errors))},
     )
+
+
+def _fuzz_steps(env: Env, index: int, actions: dict[str, str], errors: list[str], slow: list[str]) -> None:
+    """Step every action in this process (a fresh episode after each one that ends); collect raises and overruns."""
+    step_limit = env.step_timeout_s or 60.0
+    env.reset(options={"task_index": index})
+    for name, action in actions.items():
+        t0 = time.perf_counter()
+        try:
+            result = env.step_result(action)
+        except Exception as exc:
+            errors.append(f"{name}: {type(exc).__name__}: {str(exc)[:120]}")
+            env.reset(options={"task_index": index})
+            continue
+        if time.perf_counter() - t0 > step_limit:
+            slow.append(f"{name} over the step timeout")
+        if result.terminated or result.truncated:
+            env.reset(options={"task_index": index})
 
 
 def split_prompts(env: Env, n: int, budget_s: float) -> list[str]:

@@ -296,11 +296,23 @@ def run(program: Any, scene: Scene) -> Any:
 
 
 def evaluate(text_or_program: Any, scene: Scene) -> tuple[Any, str]:
-    """Parse (if text), typecheck and run; returns (value, type)."""
+    """Parse (if text), typecheck and run; returns (value, type). Every failure is a typed ProgramError: a
+    geometry library error or a non-finite number on some well-typed program is a runtime error of that
+    program, never an exception out of a verifier."""
     program = parse(text_or_program) if isinstance(text_or_program, str) else text_or_program
     _check_size(program)
     kind = typecheck(program)
-    return run(program, scene), kind
+    try:
+        value = run(program, scene)
+    except ProgramError:
+        raise
+    except (ArithmeticError, ValueError, TypeError, LookupError, AttributeError, RecursionError, MemoryError) as exc:
+        raise ProgramError("runtime", f"{type(exc).__name__}: {str(exc)[:120]}") from None
+    except Exception as exc:  # shapely's GEOSException and kin, which share no narrower base
+        raise ProgramError("runtime", f"geometry: {type(exc).__name__}") from None
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ProgramError("runtime", "a non-finite number")
+    return value, kind
 
 
 def tolerance(unit: str, expected: float) -> float:

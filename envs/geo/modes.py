@@ -6,11 +6,14 @@ Both are checked only by re-executing programs on ground-truth scenes, never by 
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 from . import dsl
 
 HOLE = "?"
+# ASCII digits only: `str.isdigit` also accepts "²" and "①", which int() refuses.
+_NUM_LITERAL = re.compile(r"[0-9]{1,4}")
 CANDIDATES = {**dsl.LITERALS, "num": (20, 30, 40, 60, 80)}
 
 
@@ -45,7 +48,7 @@ def get(program: Any, path: tuple[int, ...]) -> Any:
 def parse_literal(kind: str, text: str) -> Any:
     """A hole answer as a literal of its kind, or None."""
     if kind == "num":
-        return int(text) if text.isdigit() and len(text) <= 4 else None
+        return int(text) if _NUM_LITERAL.fullmatch(text) else None
     return text if text in CANDIDATES[kind] else None
 
 

@@ -25,14 +25,17 @@ ATTRIBUTE_VALUES = (
     "building=yes",
     "highway=residential",
 )
-_NUMBER = re.compile(r"-?\d{1,9}(?:\.\d{1,6})?")
+# ASCII only: `\d` and `str.upper()` would let other scripts' digits ("٣", "３") and letters ("ſ" upper-cases to
+# "S") stand for distinct answers and labels; float() and int() accept some of those and refuse others.
+_NUMBER = re.compile(r"-?[0-9]{1,9}(?:\.[0-9]{1,6})?")
+_LABEL = re.compile(r"answer:", re.IGNORECASE | re.ASCII)
 
 
 def extract(text: str) -> str | None:
     """The single committed answer, or None when absent or ambiguous (two different answers)."""
-    if len(text) > MAX_RESPONSE:
+    if not isinstance(text, str) or len(text) > MAX_RESPONSE:
         return None
-    found = {line.strip()[7:].strip() for line in text.splitlines() if line.strip().upper().startswith("ANSWER:")}
+    found = {line.strip()[7:].strip() for line in text.splitlines() if _LABEL.match(line.strip())}
     return found.pop() if len(found) == 1 else None
 
 
