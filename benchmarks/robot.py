@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
-import os
 import subprocess
 import sys
 import time
