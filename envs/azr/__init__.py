@@ -11,7 +11,7 @@ from __future__ import annotations
 
 _ENVS = (
     ("rlvr/AZR-Solve-v0", "AZRSolveEnv", "AZR code reasoning, solve role: deduction / abduction / induction"),
-    ("rlvr/AZR-Propose-v0", "AZRProposeEnv", "AZR code reasoning, propose role (standalone reward: validity)"),
+    ("rlvr/AZR-Propose-v0", "AZRProposeEnv", "AZR code reasoning, propose role (standalone reward: a valid proposal that meets the task's target)"),
 )
 
 
