@@ -42,7 +42,7 @@ def _linear_holds(equation: str, x: Fraction) -> bool:
 
 def _recompute(family: str, question: str, answer: Fraction) -> bool:
     """An independent reading of the question text that must agree with the generator's answer."""
-    if family in ("arithmetic", "fractions"):
+    if family in ("addition", "arithmetic", "fractions"):
         expression = re.match(r"What is (.+?)\?", question).group(1)
         return _evaluate(expression) == answer
     if family == "linear":
