@@ -230,7 +230,8 @@ def test_gymnasium_agent_multi_turn_rollout_with_tools(tmp_path):
     assert [t["name"] for t in third["tools"]] == ["play"]
     verdict = result.info["verdict"]
     assert result.terminated and not result.truncated and verdict["passed"]
-    assert result.reward == verdict["reward"] < 1.0  # the env's verdict (one wasted turn), not the forged 5.0
+    # The env's verdict, not the forged 5.0 (a wasted turn costs no reward: validity is a constraint in puzzles).
+    assert result.reward == verdict["reward"] <= 1.0
     assert len(server.sessions) == 0  # closed by NeMo Gym on termination
 
 
