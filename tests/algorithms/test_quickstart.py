@@ -57,7 +57,7 @@ def test_readme_train_report_eval_adapter_sequence(tmp_path: Path, capsys: pytes
         "steps=2",
         "rollout.prompts_per_step=4",
         "rollout.group_size=4",
-        "eval.num_tasks=8",
+        "eval.num_tasks=4",
         "eval.every=2",
         "checkpoint_every=2",
         "progress=false",
@@ -101,6 +101,6 @@ def test_readme_train_report_eval_adapter_sequence(tmp_path: Path, capsys: pytes
     )
     assert code == 0
     episodes = [json.loads(line) for line in out.read_text().splitlines()]
-    assert len(episodes) == 4 and all(e["error"] is None for e in episodes)
+    assert len(episodes) == 2 and all(e["error"] is None for e in episodes)
     manifest = json.loads((out.parent / "summary.json").read_text())
-    assert manifest["episodes"] == 4
+    assert manifest["episodes"] == 2
