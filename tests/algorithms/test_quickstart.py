@@ -89,7 +89,7 @@ def test_readme_train_report_eval_adapter_sequence(tmp_path: Path, capsys: pytes
             "--agent",
             f"hf:{adapter}",
             "-n",
-            "4",
+            "2",
             "--env-arg",
             "split=eval",
             "--temperature",
