@@ -2,36 +2,46 @@
 
 ```python
 from trl import GRPOConfig, GRPOTrainer
-from rlvr_gym.integrations.trl import environment_factory, make_dataset, tool_calling_tokenizer
+from rlvr_gym.integrations.trl import environment_factory, make_dataset, reward_from_env, tool_calling_tokenizer
 
-Env = environment_factory("rlvr/ToolDepth-v0")
-trainer = GRPOTrainer(model=path, processing_class=tool_calling_tokenizer(path), args=GRPOConfig(...),
-                      train_dataset=make_dataset("rlvr/ToolDepth-v0", 256), environment_factory=Env)
+data = make_dataset("rlvr/ToolDepth-v0", 256)                    # rows name a task and the tools it offers
+trainer = GRPOTrainer(model=path, processing_class=tool_calling_tokenizer(path), train_dataset=data,
+                      environment_factory=environment_factory("rlvr/ToolDepth-v0", data),
+                      reward_funcs=[reward_from_env], args=GRPOConfig(..., max_tool_calling_iterations=10))
 ```
 
-`environment_factory(env_id)` generates one class per env id: a no-argument constructor, `reset(**row)`, one typed,
-documented method per action tool (`episode.action_tools`) and `get_reward()`. TRL turns every public function of
-the class into a tool, so the class has no other public functions (state is read through properties). The reward is
-the env's verdict (`EnvSession.final_verdict`); it cannot be set from outside. Single-turn envs can skip tools and
-score plain completions with `make_reward_func(env_id)`, which re-derives each task from its index and runs the
-env's own verifier: dataset columns select a task, they never carry an answer.
+`environment_factory(env_id)` generates one class per env id: a no-argument constructor, `reset(**row)` and one
+typed, documented method per action tool (`episode.action_tools`). TRL turns every public function of the class into
+a tool and shows every tool's schema in every prompt, so the class has no other public functions (state is read
+through properties), and an env whose tasks each offer a few tools of a larger set (the tools family: 4-9 of 31)
+gets one class per tool set, `environment_factory(env_id, dataset)` -> `{name: class}`, with the dataset's
+`environment` column routing each row to its class (TRL's multi-environment mode).
+
+How an episode ends agrees with the env's own prompt: TRL ends a rollout when the model replies without a tool
+call, and that reply is the env's next action, as it is in `rlvr-gym eval` (`Answer: <value>` for the tools family,
+`\boxed{}` for math). `reward_from_env` hands it to the env, then reads the env's verdict
+(`EnvSession.final_verdict`); the reward cannot be set from outside. Single-turn envs can skip tools and score
+plain completions with `make_reward_func(env_id)`, which re-derives each task from its index and runs the env's own
+verifier: dataset columns select a task, they never carry an answer.
 """
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import itertools
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..types import Verdict
-from .episode import ActionTool, CompletionScorer, EnvSession, completion_text, task_rows
+from .episode import ActionTool, CompletionScorer, EnvSession, completion_text, message_text, task_rows
 
 __all__ = [
     "RlvrTrlEnv",
     "environment_factory",
+    "final_reply",
     "make_dataset",
     "make_reward_func",
     "reward_from_env",
@@ -40,7 +50,7 @@ __all__ = [
 
 
 class RlvrTrlEnv:
-    """Base of the generated classes. Only `reset` and `get_reward` are public functions (TRL's tool rule)."""
+    """Base of the generated classes. Only `reset` is a public function besides the tools (TRL's tool rule)."""
 
     env_id: str = ""
     env_kwargs: dict[str, Any] = {}
@@ -49,7 +59,13 @@ class RlvrTrlEnv:
     _seeds_lock: threading.Lock
 
     def __init__(self) -> None:
-        self._session = EnvSession(self.env_id, self.env_kwargs)
+        self._env_session: EnvSession | None = None  # built on the first reset: TRL probes one instance per class
+
+    @property
+    def _session(self) -> EnvSession:
+        if self._env_session is None:
+            self._env_session = EnvSession(self.env_id, self.env_kwargs)
+        return self._env_session
 
     def reset(self, **row: Any) -> str | None:
         """Start the row's task (`task_index`, else `seed`, else the class's next seed).
@@ -68,24 +84,26 @@ class RlvrTrlEnv:
             return None
         return "\n\n".join(m["content"] for m in messages if m["content"])
 
-    def get_reward(self) -> float:
-        """The env's verdict reward for the episode (its truncation verdict if the model stopped early)."""
-        return self._session.reward
-
     @property
     def reward(self) -> float:
-        return self._session.reward
+        """The env's verdict reward for the episode (its truncation verdict if the episode did not end)."""
+        return self._session.reward if self._env_session is not None else 0.0
 
     @property
     def verdict(self) -> Verdict | None:
-        return self._session.final_verdict()
+        return self._session.final_verdict() if self._env_session is not None else None
 
     @property
     def done(self) -> bool:
-        return self._session.done
+        return self._env_session is not None and self._session.done
 
     def _call(self, name: str, arguments: dict[str, Any]) -> str:
         return self._session.call_tool(name, arguments)
+
+    def _finish(self, text: str) -> None:
+        """The rollout's last reply (no tool call) as the env's next action, unless the episode is already over."""
+        if self._env_session is not None and self._session.env.task is not None and not self.done and text.strip():
+            self._session.act(text)
 
 
 def _has_prompt(prompt: Any) -> bool:
@@ -134,13 +152,16 @@ def class_name(env_id: str) -> str:
     return name if name[0].isalpha() else f"Rlvr{name}"
 
 
-def environment_factory(
-    env_id: str, *, env_kwargs: Mapping[str, Any] | None = None, name: str | None = None, start_seed: int = 0
-) -> type[RlvrTrlEnv]:
-    """The TRL environment class for `env_id` (built once here to read its tools; each instance is one env)."""
-    probe = EnvSession(env_id, env_kwargs)
-    tools = tuple(probe.tools.values())
-    probe.close()
+def tool_set_name(env_id: str, tools: Sequence[str] | None) -> str:
+    """The `environment` name of the class offering `tools` (all of the env's tools when None)."""
+    if tools is None:
+        return class_name(env_id)
+    digest = hashlib.sha256("\n".join(sorted(tools)).encode()).hexdigest()[:10]
+    return f"{class_name(env_id)}_{digest}"
+
+
+def _build_class(env_id: str, tools: tuple[ActionTool, ...], name: str, env_kwargs: Mapping[str, Any] | None,
+                 start_seed: int) -> type[RlvrTrlEnv]:
     namespace: dict[str, Any] = {
         "env_id": env_id,
         "env_kwargs": dict(env_kwargs or {}),
@@ -152,29 +173,95 @@ def environment_factory(
     }
     for tool in tools:
         namespace[tool.name] = _tool_method(tool)
-    return type(name or class_name(env_id), (RlvrTrlEnv,), namespace)
+    return type(name, (RlvrTrlEnv,), namespace)
+
+
+def environment_factory(
+    env_id: str,
+    dataset: Any = None,
+    *,
+    env_kwargs: Mapping[str, Any] | None = None,
+    name: str | None = None,
+    start_seed: int = 0,
+) -> Any:
+    """The TRL environment class for `env_id`, offering all of its tools; with a `dataset` from `make_dataset`, a
+    `{environment name: class}` dict with one class per tool set the rows name (their `environment` column), so
+    every prompt shows only the tools its task offers. Pass either as `GRPOTrainer(environment_factory=...)`."""
+    probe = EnvSession(env_id, env_kwargs)
+    try:
+        tools = tuple(probe.tools.values())
+        sets = _dataset_tool_sets(env_id, dataset) if dataset is not None else {}
+    finally:
+        probe.close()
+    if not sets:
+        return _build_class(env_id, tools, name or class_name(env_id), env_kwargs, start_seed)
+    by_name = {t.name: t for t in tools}
+    return {
+        env_name: _build_class(env_id, tuple(by_name[n] for n in offered), env_name, env_kwargs, start_seed)
+        for env_name, offered in sets.items()
+    }
+
+
+def _dataset_tool_sets(env_id: str, dataset: Any) -> dict[str, tuple[str, ...]]:
+    """{environment name: tool names} over the dataset's rows of `env_id` that carry a `tools` column."""
+    columns = set(getattr(dataset, "column_names", None) or [])
+    if not {"environment", "tools", "env_id"} <= columns:
+        return {}
+    sets: dict[str, tuple[str, ...]] = {}
+    for environment, tools, row_env in zip(dataset["environment"], dataset["tools"], dataset["env_id"], strict=True):
+        if row_env == env_id and tools is not None:
+            sets.setdefault(environment, tuple(tools))
+    return sets
+
+
+def offered_tools(session: EnvSession) -> list[str] | None:
+    """The names of the tools the current task offers, in the env's order; None when every task offers them all.
+
+    An env whose tasks each offer part of a toolset says which through `offered()` (the tools family); tools that are
+    not part of the toolset (`answer`) are always offered."""
+    offered = getattr(session.env, "offered", None)
+    toolset = getattr(getattr(session.env, "source", None), "toolset", None)
+    if offered is None or toolset is None:
+        return None
+    chosen, pool = set(offered()), set(toolset.names())
+    return [n for n in session.tools if n in chosen or n not in pool]
 
 
 def make_dataset(
     env_id: str, n: int, *, seed: int = 0, env_kwargs: Mapping[str, Any] | None = None, environment: str | None = None
 ) -> Any:
-    """A `datasets.Dataset`: conversational `prompt` plus `env_id`, `seed`, `task_index`, `task_id` columns.
+    """A `datasets.Dataset`: conversational `prompt` plus `env_id`, `seed`, `task_index`, `task_id`, `environment`
+    (the class for the row's tool set, see `environment_factory`) and, when tasks offer different tools, `tools`.
 
-    `environment` adds TRL's routing column for a dict `environment_factory`. No column holds an answer.
+    `environment` names every row's class instead (your own dict `environment_factory`). No column holds an answer.
     """
     from datasets import Dataset
 
     rows = task_rows(env_id, n, seed=seed, env_kwargs=env_kwargs)
+    tools = _row_tools(env_id, [r.task_index for r in rows], env_kwargs)
     columns: dict[str, list[Any]] = {
         "prompt": [r.messages for r in rows],
         "env_id": [r.env_id for r in rows],
         "seed": [r.seed for r in rows],
         "task_index": [r.task_index for r in rows],
         "task_id": [r.task_id for r in rows],
+        "environment": [environment or tool_set_name(env_id, t) for t in tools],
     }
-    if environment is not None:
-        columns["environment"] = [environment] * len(rows)
+    if any(t is not None for t in tools):
+        columns["tools"] = tools
     return Dataset.from_dict(columns)
+
+
+def _row_tools(env_id: str, indices: list[int], env_kwargs: Mapping[str, Any] | None) -> list[list[str] | None]:
+    session = EnvSession(env_id, env_kwargs)
+    try:
+        out: list[list[str] | None] = []
+        for index in indices:
+            session.reset(task_index=index)
+            out.append(offered_tools(session))
+        return out
+    finally:
+        session.close()
 
 
 def make_reward_func(
@@ -214,9 +301,40 @@ def make_reward_func(
     return reward
 
 
-def reward_from_env(environments: list[Any], **_: Any) -> list[float | None]:
-    """For TRL 0.29-1.7 (before `get_reward` became a reward source): each rollout env's verdict reward."""
-    return [env.get_reward() if isinstance(env, RlvrTrlEnv) else None for env in environments]
+def final_reply(completion: Any) -> str:
+    """The text of a rollout's last assistant message when it made no tool call (TRL ends the rollout there)."""
+    if isinstance(completion, str):
+        return completion
+    if not isinstance(completion, Sequence) or not completion:
+        return ""
+    last = completion[-1]
+    if not isinstance(last, Mapping) or last.get("role", "assistant") != "assistant" or last.get("tool_calls"):
+        return ""
+    return message_text(last)
+
+
+def reward_from_env(
+    environments: list[Any],
+    completions: list[Any] | None = None,
+    log_metric: Callable[[str, float], None] | None = None,
+    **_: Any,
+) -> list[float | None]:
+    """TRL's reward function for our environment classes: each rollout's final reply (no tool call) goes to its env
+    as the next action, as in `rlvr-gym eval`, then the env's verdict reward is read. Other envs get None."""
+    rewards: list[float | None] = []
+    passed = []
+    for i, env in enumerate(environments):
+        if not isinstance(env, RlvrTrlEnv):
+            rewards.append(None)
+            continue
+        if completions is not None:
+            env._finish(final_reply(completions[i]))
+        rewards.append(env.reward)
+        verdict = env.verdict
+        passed.append(float(verdict is not None and verdict.passed))
+    if log_metric is not None and passed:
+        log_metric("reward_from_env/passed", sum(passed) / len(passed))
+    return rewards
 
 
 def tool_calling_tokenizer(path_or_tokenizer: Any) -> Any:

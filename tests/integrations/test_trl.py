@@ -1,4 +1,5 @@
-"""TRL adapter: the generated environment classes as TRL inspects them, its own parser driving our tools, reward
+"""TRL adapter: the generated environment classes as TRL inspects them (one per tool set where tasks offer different
+tools), its own parser driving our tools, the rollout's final reply judged by the env as its prompt asks, reward
 functions on our verifiers, and one real GRPOTrainer step on CPU with the embedded SmolLM2."""
 
 from __future__ import annotations
@@ -59,22 +60,62 @@ def test_every_tool_schema_as_trl_derives_it(env_id):
 def test_reset_and_reward_follow_trl_contract():
     cls = environment_factory("rlvr/MathArithmetic-v0")
     assert inspect.signature(cls).parameters == {}  # TRL calls the factory with no argument
+    assert sorted(trl_tools(cls())) == ["answer"]  # no other public function: TRL would offer it as a tool
     env = cls()
     row = make_dataset("rlvr/MathArithmetic-v0", 2, seed=3)[1]
-    assert set(row) == {"prompt", "env_id", "seed", "task_index", "task_id"}
+    assert set(row) == {"prompt", "env_id", "seed", "task_index", "task_id", "environment"}
+    assert row["environment"] == cls.__name__
     assert env.reset(**row) is None  # the prompt already holds the task
     first = env.reset(env_id="rlvr/MathArithmetic-v0", task_index=row["task_index"])  # no prompt: observation
     assert first == row["prompt"][-1]["content"]
     answer = rlvr_gym.make("rlvr/MathArithmetic-v0").get_task(row["task_index"]).reference_actions[0]
-    assert env.get_reward() == 0.0
+    assert env.reward == 0.0
     env.answer(text=answer)
-    assert env.get_reward() == 1.0 and env.verdict.passed and reward_from_env([env, object()]) == [1.0, None]
+    assert env.reward == 1.0 and env.verdict.passed and reward_from_env([env, object()]) == [1.0, None]
     with pytest.raises(AttributeError):
         env.reward = 5.0  # read-only: the verdict is the env's
     with pytest.raises(ValueError, match="this environment runs"):
         env.reset(env_id="rlvr/Math-v0", task_index=0)
     seeded = [cls().reset() for _ in range(2)]  # no row: the class's own seed sequence, distinct tasks
     assert seeded[0] != seeded[1]
+
+
+def test_the_final_reply_is_judged_as_the_env_prompt_asks():
+    """TRL ends a rollout on a reply without a tool call: that reply is the env's action (`Answer: <value>`)."""
+    env_id = "rlvr/ToolDepth12-v0"
+    data = make_dataset(env_id, 4)
+    factory = environment_factory(env_id, data)
+    row = data[0]  # depth 1: get_airport_code(city="Buenos Aires") -> EZE
+    truth = rlvr_gym.make(env_id).get_task(row["task_index"]).ground_truth
+    (step,) = truth["chain"]
+
+    def rollout(final: dict) -> float:
+        env = factory[row["environment"]]()
+        env.reset(**row)
+        trl_tools(env)[step["name"]](**step["arguments"])
+        call = {"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": {}}]}
+        completion = [call, {"role": "tool", "content": "..."}, final]
+        return reward_from_env([env], completions=[completion])[0]
+
+    assert rollout({"role": "assistant", "content": f"Answer: {truth['answer']}"}) == 1.0
+    assert rollout({"role": "assistant", "content": "Answer: LHR"}) < 0.2  # wrong: what the verifier says
+    assert rollout({**call_only(), "content": f"Answer: {truth['answer']}"}) < 1.0  # cut off in a tool call: not sent
+
+
+def call_only() -> dict:
+    return {"role": "assistant", "tool_calls": [{"type": "function", "function": {"name": "x", "arguments": {}}}]}
+
+
+def test_each_task_offers_only_its_tools():
+    data = make_dataset("rlvr/ToolDepth-v0", 8)
+    factory = environment_factory("rlvr/ToolDepth-v0", data)
+    assert set(factory) == set(data["environment"]) and len(factory) > 1
+    all_tools = set(trl_tools(environment_factory("rlvr/ToolDepth-v0")()))
+    for row in data:
+        offered = set(trl_tools(factory[row["environment"]]()))
+        assert offered == set(row["tools"]) and "answer" in offered and len(offered) < len(all_tools) / 2
+        task = rlvr_gym.make("rlvr/ToolDepth-v0").get_task(row["task_index"])
+        assert offered - {"answer"} == set(task.metadata["tool_names"])
 
 
 def test_trl_parser_drives_our_tools():
@@ -92,11 +133,11 @@ def test_trl_parser_drives_our_tools():
     message = tokenizer.parse_response(text, prefix="")  # transformers 5: the generation prompt's tail
     call = message["tool_calls"][0]["function"]
     reply = trl_tools(env)[call["name"]](**call["arguments"])
-    assert "episode is over" in reply and env.get_reward() == 1.0
+    assert "episode is over" in reply and env.reward == 1.0
     env.reset(task_index=0)
     with pytest.raises(ToolArgumentError, match="unknown argument"):  # TRL catches it and shows the model the text
         trl_tools(env)["play"](moves="U", reward=1.0)
-    assert env.get_reward() == 0.0
+    assert env.reward == 0.0
 
 
 def test_reward_func_scores_with_the_env_verifier():
@@ -130,8 +171,9 @@ def test_tokenizer_gets_a_tool_calling_template():
 
 
 def test_one_grpo_step_on_cpu(tmp_path):
-    """One real GRPOTrainer step: generation, our env factory (tools + get_reward) and our reward function."""
+    """One real GRPOTrainer step: generation, our env factory (tools, final replies judged) and both reward paths."""
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    import torch
     from trl import GRPOConfig, GRPOTrainer
 
     from rlvr_gym.agents.models import smollm2_path
@@ -156,16 +198,21 @@ def test_one_grpo_step_on_cpu(tmp_path):
         model=path,
         processing_class=tool_calling_tokenizer(path),
         args=args,
-        reward_funcs=[make_reward_func(env_id)],
+        reward_funcs=[make_reward_func(env_id), reward_from_env],
         train_dataset=make_dataset(env_id, 2),
         environment_factory=environment_factory(env_id),
     )
     before = {n: p.detach().clone() for n, p in trainer.model.named_parameters()}
-    trainer.train()
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # two OpenMP threads spin-wait on a shared 2-core machine (agents/hf.py): 7x slower
+    try:
+        trainer.train()
+    finally:
+        torch.set_num_threads(threads)
     assert trainer.state.global_step == 1
-    assert trainer.reward_func_names == ["MathArithmeticV0Env_verdict", "MathArithmeticV0Env"]
+    assert trainer.reward_func_names == ["MathArithmeticV0Env_verdict", "reward_from_env"]
     log = trainer.state.log_history[0]
-    assert "rewards/MathArithmeticV0Env_verdict/mean" in log and "rewards/MathArithmeticV0Env/mean" in log
+    assert "rewards/MathArithmeticV0Env_verdict/mean" in log and "rewards/reward_from_env/mean" in log
     assert all(isinstance(e, RlvrTrlEnv) and e.verdict is not None for e in trainer.environments)
     changed = any(not (p.detach() == before[n]).all() for n, p in trainer.model.named_parameters())
     assert changed or log.get("loss", 0.0) == 0.0  # equal rewards in a group give zero advantage, no update
