@@ -26,6 +26,10 @@ dependencies = ["rlvr-gym"]
 
 [project.entry-points."rlvr_gym.envs"]
 {name} = "{pkg}:register_envs"
+
+# gymnasium.make("{env_id}") right after `import rlvr_gym` (README, "Register your own env")
+[project.entry-points."rlvr_gym.env_ids"]
+"{env_id}" = "{pkg}:register_envs"
 '''
 
 INIT = '''"""{title}: an rlvr-gym env family (tasks, verifier, env)."""
