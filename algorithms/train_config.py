@@ -273,6 +273,8 @@ def _no_op(cfg: TrainConfig) -> str | None:
             f"loss {explicit} only act off-policy, and with epochs x minibatches = 1 every importance ratio is 1: "
             "raise minibatches (or epochs), or drop the setting"
         )
+    if loss.kl_coef > 0 and cfg.model.lora is None:
+        return "loss.kl_coef > 0 needs a LoRA model: the reference is the base model with the adapter disabled"
     if "kl_estimator" in loss.model_fields_set and loss.kl_coef == 0 and not loss.log_kl:
         return "loss.kl_estimator is unused with kl_coef 0 and log_kl false"
     return None

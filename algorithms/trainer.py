@@ -105,6 +105,7 @@ class Trainer:
         self.optimizer = torch.optim.AdamW(self.params, lr=o.lr, betas=o.betas, weight_decay=o.weight_decay)
         self.step = 0
         self.gen_tokens_total = 0.0  # every token generated for training so far (the budget `max_gen_tokens` counts)
+        self.last_step_tokens = 0.0
         self.estimator_state: dict[str, Any] = {}
         self.settings = self.settings_from(cfg)
         factory = agent_factory or default_agent_factory
@@ -144,7 +145,11 @@ class Trainer:
         return fill_mixed_groups(self.refill_tasks, collect, self.cfg.rollout.prompts_per_step, ds.max_tries)
 
     def budget_spent(self) -> bool:
-        return self.cfg.max_gen_tokens is not None and self.gen_tokens_total >= self.cfg.max_gen_tokens
+        """True when one more step (as large as the last) would end farther from `max_gen_tokens` than stopping now:
+        runs end at the step boundary nearest the budget, so methods with larger steps (DAPO's refills) do not
+        overshoot it more."""
+        budget = self.cfg.max_gen_tokens
+        return budget is not None and self.gen_tokens_total + self.last_step_tokens / 2 >= budget
 
     def eval_tasks(self) -> list[int]:
         e = self.cfg.eval
@@ -352,7 +357,8 @@ class Trainer:
         t0 = time.perf_counter()
         cfg = self.cfg
         collected, sampled = self.collect_step(step_seed)
-        self.gen_tokens_total += sampled["sampling/gen_tokens"]
+        self.last_step_tokens = sampled["sampling/gen_tokens"]
+        self.gen_tokens_total += self.last_step_tokens
         # Infrastructure errors carry no reward: learning from them as 0s would punish the policy for an outage.
         episodes = [ep for ep in collected if ep.error is None]
         n_errors = len(collected) - len(episodes)
@@ -393,7 +399,11 @@ class Trainer:
             self.step,
             self.model,
             self.optimizer,
-            {"estimator_state": self.estimator_state, "gen_tokens_total": self.gen_tokens_total},
+            {
+                "estimator_state": self.estimator_state,
+                "gen_tokens_total": self.gen_tokens_total,
+                "last_step_tokens": self.last_step_tokens,
+            },
             keep=self.cfg.keep_checkpoints,
         )
 
@@ -404,6 +414,7 @@ class Trainer:
         state = load_checkpoint(path, self.model, self.optimizer)
         self.step = int(state["step"])
         self.gen_tokens_total = float(state.get("gen_tokens_total", 0.0))
+        self.last_step_tokens = float(state.get("last_step_tokens", 0.0))
         self.estimator_state.clear()
         self.estimator_state.update(state.get("estimator_state", {}))
         return True

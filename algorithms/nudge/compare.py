@@ -74,11 +74,12 @@ def run_result(cfg: TrainConfig, wall_s: float) -> dict[str, Any]:
     evals = [r for r in records if "eval/pass_rate" in r]
     train = [r for r in records if "reward_mean" in r]
     tokens = 0.0
-    curve: list[tuple[float, float]] = []
+    curve: list[tuple[float, float, float, float]] = []  # tokens, greedy pass rate and its 95% Wilson interval
     for r in records:
         tokens = r.get("gen_tokens_total", tokens)
         if "eval/pass_rate" in r:
-            curve.append((tokens, r["eval/pass_rate"]))
+            p = r["eval/pass_rate"]
+            curve.append((tokens, p, r.get("eval/pass_rate_low", p), r.get("eval/pass_rate_high", p)))
     out: dict[str, Any] = {
         "run_dir": str(cfg.run_dir),
         "estimator": cfg.estimator,
@@ -124,7 +125,8 @@ def summarise(runs: dict[str, dict[str, Any]], num_tasks: int) -> dict[str, Any]
 
 
 def plot(runs: dict[str, dict[str, Any]], path: Path) -> None:
-    """Held-out greedy pass rate against training tokens generated, one panel per scale, one line per run."""
+    """Held-out greedy pass rate (95% Wilson bars) against training tokens generated, one panel per scale, one line
+    per run."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -138,8 +140,18 @@ def plot(runs: dict[str, dict[str, Any]], path: Path) -> None:
             arm, run_scale, seed = name.split("-")
             if run_scale != scale or not run["curve"]:
                 continue
-            xs, ys = zip(*run["curve"], strict=True)
-            ax.plot(xs, ys, marker="o", markersize=3, color=colours.get(arm, "k"), label=f"{arm} {seed}")
+            xs, ys, lows, highs = (np.array(v) for v in zip(*run["curve"], strict=True))
+            colour = colours.get(arm, "k")
+            ax.errorbar(
+                xs,
+                ys,
+                yerr=[ys - lows, highs - ys],
+                marker="o",
+                markersize=3,
+                capsize=2,
+                color=colour,
+                label=f"{arm} {seed}",
+            )
         ax.set_title(f"held-out greedy pass rate, {scale} rollouts/problem")
         ax.set_xlabel("training tokens generated")
         ax.set_ylim(-0.02, 1.02)

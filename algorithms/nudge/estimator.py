@@ -53,4 +53,8 @@ def nudge(
         "nudge/plain_pass": float(inp.rewards[~hinted].mean()) if (~hinted).any() else 0.0,
         "nudge/decomposition_shift": float(np.mean(inter_abs)) if inter_abs else 0.0,
     }
+    for c in sorted({c for c in contexts if c is not None}):  # which hint (by position: technique, distractor) helps
+        metrics[f"nudge/context{c}_pass"] = float(
+            np.mean([r for r, ci in zip(inp.rewards, contexts, strict=True) if ci == c])
+        )
     return AdvantageOutput(episode=adv, metrics=metrics)

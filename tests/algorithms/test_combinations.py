@@ -34,6 +34,7 @@ def config(*overrides: str) -> TrainConfig:
         (["loss.clip_high=0.4", "minibatches=1"], "only act off-policy"),
         (["loss.veto_eps=0.2", "minibatches=1"], "only act off-policy"),
         (["loss.kl_estimator=k1", "loss.log_kl=false"], "kl_estimator is unused"),
+        (["loss.kl_coef=0.1", "model.lora=null"], "needs a LoRA model"),  # was found only after the model loaded
     ],
 )
 def test_combinations_that_cannot_change_the_update_are_refused_at_load(overrides, message):

@@ -1,10 +1,11 @@
 """DAPO through the trainer on a tiny model: dynamic sampling refills the batch with mixed-reward groups, so a DAPO
-step updates differently from a GRPO step of the same seed; a token budget ends a run."""
+step updates differently from a GRPO step of the same seed; a token budget ends a run at its nearest step boundary."""
 
 from __future__ import annotations
 
 import copy
 import random
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -98,3 +99,9 @@ def test_a_token_budget_ends_the_run_and_is_evaluated(gate_env_id, tiny_model, t
     assert result["step"] == 1 and "eval/pass_rate" in result
     last = read_metrics(tmp_path / "metrics.jsonl")[-1]
     assert last["gen_tokens_total"] == last["sampling/gen_tokens"] > 0 and "eval/pass_rate" in last
+
+
+@pytest.mark.parametrize(("total", "last", "spent"), [(80, 30, False), (90, 30, True), (0, 0, False), (100, 0, True)])
+def test_a_run_ends_at_the_step_boundary_nearest_the_budget(total, last, spent):
+    state = SimpleNamespace(cfg=SimpleNamespace(max_gen_tokens=100), gen_tokens_total=total, last_step_tokens=last)
+    assert Trainer.budget_spent(state) is spent  # 80 + 30 would end 10 over (nearer than 20 under): go on

@@ -28,6 +28,9 @@ def test_two_contexts_and_a_dropped_rollout():
     # ctx0: 0 + 1.1*0.4 = 0.44 (x2); ctx1: -0.5 - 0.11 = -0.61, 0.5 - 0.11 = 0.39; dropped: 0 - 0.6 = -0.6
     got = run([[1, 1, 0, 1, 0]], [0, 0, 1, 1, None], adv_lambda=1.1)
     np.testing.assert_allclose(got, [0.848989, 0.848989, -1.233811, 0.749808, -1.213975], atol=1e-6)
+    inp = AdvantageInput.from_rewards([[1, 1, 0, 1, 0]])
+    metrics = compute_advantages("nudge", inp, context_ids=[0, 0, 1, 1, None]).metrics
+    assert (metrics["nudge/context0_pass"], metrics["nudge/context1_pass"], metrics["nudge/plain_pass"]) == (1, 0.5, 0)
 
 
 def test_inter_term_alone_separates_constant_contexts():
