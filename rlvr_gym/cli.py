@@ -486,7 +486,7 @@ COMMANDS: dict[str, CommandInfo] = {
     ),
     "nudge-compare": CommandInfo(
         "train",
-        "NudgeRL against GRPO on the same budget, with a plot",
+        "GRPO, DAPO and NudgeRL at equal token budgets, with a plot",
         "rlvr-gym nudge-compare configs/nudge-vs-grpo.yaml --steps 2",
         "train",
     ),
