@@ -22,7 +22,15 @@ import sys
 
 try:  # for readers and linters; in the sandbox these names come from the texts sent just before this one
     from rlvr_gym.envs.code.plaindata import decode_tree, encode
-    from rlvr_gym.sandboxes.jail import JailError, Timeout, compile_program, isolated, program_globals, seal
+    from rlvr_gym.sandboxes.jail import (
+        JailError,
+        Timeout,
+        compile_program,
+        isolated,
+        program_globals,
+        record_channel,
+        seal,
+    )
 except ImportError:
     pass
 
@@ -73,15 +81,7 @@ def call_record(code, args_tree):
 
 def main():
     job = json.loads(sys.stdin.read())
-    out = os.dup(1)
-    devnull = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(devnull, fd)
-
-    def write(record):
-        data = (json.dumps(record, ensure_ascii=True, allow_nan=True, separators=(",", ":")) + "\n").encode()
-        while data:
-            data = data[os.write(out, data) :]
+    write = record_channel(allow_nan=True)
 
     try:
         seal()
