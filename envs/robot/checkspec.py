@@ -5,8 +5,13 @@ records. A matcher is a dict, a check is a list headed by an operator:
 
     matcher  {"call": "say", "at": room, "to": room, "words": [...], "entity": text, "options": [...], "min": n}
     check    ["exists", M] ["terminal", M] ["precedes", M1, M2] ["after_first"|"before_first"|"after_last"|
-             "before_last", M1, M2] ["at_first_visit", room, M] ["count", M, n] ["reports", M_ask, M_say]
+             "before_last", M1, M2 | C] ["at_first_visit", room, M] ["count", M, n] ["reports", M_ask, M_say]
              ["all", C...] ["any", C...] ["not", C]
+
+The operators have the original's semantics (`temporal.py`): a window whose anchor never occurs is the whole trace,
+a window's second part may be a check (windows nest: `["after_first", M1, ["before_first", M2, M3]]`), `room` in
+`at_first_visit` is a location pattern, and a check that raises (a terminal event of an empty trace) is unsatisfied
+as a whole, even under `not`.
 
 Matchers judge what a call *means*, as RoboEval's Ask(question, options) events do, never words found anywhere in
 its arguments. Each call has one subject (`subject`): what a say says, where a go_to went, the thing is_in_room asks
@@ -97,7 +102,7 @@ def matcher(spec: dict[str, Any]) -> T.Match:
 
 
 def _count(m: T.Match, n: int) -> T.Check:
-    return lambda trace: sum(1 for c in trace if m(c)) == n
+    return lambda trace: sum(1 for c in T.events(trace) if m(c)) == n
 
 
 def _others(ask: Call) -> list[str]:
@@ -119,11 +124,12 @@ def _reports(ask: T.Match, say: T.Match) -> T.Check:
     the answer of the latest matching ask before it (saying each option in turn reports none of them)."""
 
     def check(trace: Sequence[Call]) -> bool:
-        first = next((k for k, c in enumerate(trace) if ask(c)), None)
+        ev = T.events(trace)
+        first = next((k for k, c in enumerate(ev) if ask(c)), None)
         if first is None:
             return False
-        answered, reports = trace[first], []
-        for c in trace[first + 1 :]:
+        answered, reports = ev[first], []
+        for c in ev[first + 1 :]:
             if ask(c):
                 answered = c
             elif say(c) and any(contains(subject(c), o) for o in options_of(answered)):
@@ -133,24 +139,26 @@ def _reports(ask: T.Match, say: T.Match) -> T.Check:
     return check
 
 
-_PAIRS = {
-    "precedes": T.precedes,
-    "after_first": T.after_first,
-    "before_first": T.before_first,
-    "after_last": T.after_last,
-    "before_last": T.before_last,
+_SLICES = {
+    "after_first": ("first", "after"),
+    "before_first": ("first", "before"),
+    "after_last": ("last", "after"),
+    "before_last": ("last", "before"),
 }
 
 
-def compile_check(spec: list[Any]) -> T.Check:
-    """The temporal check a spec describes; raises ValueError on an unknown operator (specs are ours)."""
+def _compile(spec: list[Any]) -> T.Check:
+    """The raw temporal check (an undecided operand propagates, as the original's exceptions do)."""
     op, *rest = spec
     if op == "exists":
         return T.exists(matcher(rest[0]))
     if op == "terminal":
         return T.terminal(matcher(rest[0]))
-    if op in _PAIRS:
-        return _PAIRS[op](matcher(rest[0]), matcher(rest[1]))
+    if op == "precedes":
+        return T.precedes(matcher(rest[0]), matcher(rest[1]))
+    if op in _SLICES:
+        inner = _compile(rest[1]) if isinstance(rest[1], list) else T.exists(matcher(rest[1]))
+        return T.within(T.cut(*_SLICES[op], matcher(rest[0])), inner)
     if op == "at_first_visit":
         return T.act_at_first_visit(rest[0], matcher(rest[1]))
     if op == "count":
@@ -158,12 +166,18 @@ def compile_check(spec: list[Any]) -> T.Check:
     if op == "reports":
         return _reports(matcher(rest[0]), matcher(rest[1]))
     if op == "all":
-        return T.all_of(*(compile_check(c) for c in rest))
+        return T.all_of(*(_compile(c) for c in rest))
     if op == "any":
-        return T.any_of(*(compile_check(c) for c in rest))
+        return T.any_of(*(_compile(c) for c in rest))
     if op == "not":
-        return T.negate(compile_check(rest[0]))
+        return T.negate(_compile(rest[0]))
     raise ValueError(f"unknown check operator {op!r}")
+
+
+def compile_check(spec: list[Any]) -> T.Check:
+    """The check a spec describes, decided as a whole (raising is unsatisfied); ValueError on an unknown operator."""
+    check = _compile(spec)
+    return lambda trace: T.decide(check, trace)
 
 
 def holds(spec: list[Any], trace: Sequence[Call]) -> bool:

@@ -34,13 +34,13 @@ class RunOutcome:
     trace: tuple[Call, ...]
     end: str  # ok | error | timeout | call_limit | killed (no record came back) | inconsistent
     detail: str = ""
-    robot_error: str | None = None
+    robot_error: str | None = None  # the robot error that ended the run (one the program caught is no failure)
     line: int | None = None  # program line of the failure, as the job reported it (only used to place penalties)
 
     @property
     def clean(self) -> bool:
-        """Ran to the end with no robot error, no program error and a log consistent with the replay."""
-        return self.end == "ok" and self.robot_error is None
+        """Ran to the end (robot errors the program caught aside, as in the original) with a consistent log."""
+        return self.end == "ok"
 
 
 @lru_cache(maxsize=1)
@@ -88,7 +88,10 @@ def outcome_of(state: WorldState, seed: int | None, record: dict[str, Any] | Non
     end = end if end in ("ok", "error", "timeout", "call_limit") else "error"
     line = record.get("line")
     line = line if type(line) is int and line > 0 else None
-    return RunOutcome(result.trace, end, str(record.get("message") or "")[:300], result.robot_error, line)
+    last = result.trace[-1] if result.trace else None
+    ended_by_robot = end == "error" and last is not None and last.error is not None and result.robot_error
+    robot_error = result.robot_error if ended_by_robot else None
+    return RunOutcome(result.trace, end, str(record.get("message") or "")[:300], robot_error, line)
 
 
 class RobotExecutor(SandboxHandle):

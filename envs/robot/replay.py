@@ -24,6 +24,7 @@ API = {
     "pick": 1,
     "place": 1,
 }
+LOGGED = {**API, "print": 0}  # a print is logged (it ends the original's trace) but is no robot function
 MAX_CALLS = 2000
 _PLAIN = (str, int, float, bool, type(None))
 
@@ -34,7 +35,7 @@ class Replay:
 
     trace: tuple[Call, ...]
     reason: str | None = None
-    robot_error: str | None = None
+    robot_error: str | None = None  # the last robot error (a program may catch one and go on, as in the original)
 
 
 def _plain_args(name: str, args: Any) -> tuple[Any, ...] | None:
@@ -42,7 +43,7 @@ def _plain_args(name: str, args: Any) -> tuple[Any, ...] | None:
 
     Types are the robot's business: a non-str argument replays into the same robot error the sandbox raised.
     """
-    if not isinstance(args, list) or len(args) != API[name]:
+    if not isinstance(args, list) or len(args) != LOGGED[name]:
         return None
     for i, arg in enumerate(args):
         options = name == "ask" and i == 2 and isinstance(arg, list)
@@ -52,21 +53,31 @@ def _plain_args(name: str, args: Any) -> tuple[Any, ...] | None:
 
 
 def replay(state: WorldState, log: Any, random_seed: int | None = None) -> Replay:
-    """Replay `log` (JSON list of {name, args, result}) on a fresh trusted robot; stop at the first robot error."""
+    """Replay `log` (JSON list of {name, args, result | error}) on a fresh trusted robot.
+
+    A call that fails here must be logged as failed (no `result`), and one logged as failed must fail here; the
+    replay goes on after it, since the program may have caught the error. So a forged log is worth what a program
+    that catches errors and makes the same calls earns."""
     robot = make_robot(state, random_seed)
     if not isinstance(log, list) or len(log) > MAX_CALLS:
         return Replay((), "call log is not a bounded list")
+    error = None
     for entry in log:
         name = entry.get("name") if isinstance(entry, dict) else None
-        if name not in API:
-            return Replay(tuple(robot.trace), f"unknown call {str(name)[:40]!r}")
+        if name not in LOGGED:
+            return Replay(tuple(robot.trace), f"unknown call {str(name)[:40]!r}", error)
         args = _plain_args(name, entry.get("args"))
         if args is None:
-            return Replay(tuple(robot.trace), f"malformed arguments for {name}")
+            return Replay(tuple(robot.trace), f"malformed arguments for {name}", error)
         try:
             value = getattr(robot, name)(*args)
         except RobotError as exc:
-            return Replay(tuple(robot.trace), None, str(exc))
+            if "result" in entry:
+                return Replay(tuple(robot.trace), f"{name} claims a result but fails in the trusted replay", error)
+            error = str(exc)
+            continue
+        if "error" in entry:
+            return Replay(tuple(robot.trace), f"{name} claims an error but succeeds in the trusted replay", error)
         if "result" in entry and entry["result"] != value:
-            return Replay(tuple(robot.trace), f"{name} result disagrees with trusted replay")
-    return Replay(tuple(robot.trace))
+            return Replay(tuple(robot.trace), f"{name} result disagrees with trusted replay", error)
+    return Replay(tuple(robot.trace), None, error)

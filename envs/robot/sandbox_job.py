@@ -45,31 +45,60 @@ class CallLimit(BaseException):
 
 
 def plain(value):
-    """A JSON-able copy of an argument or result (anything else becomes None, which the replay rejects alike)."""
+    """A JSON-able copy of an argument or result (anything else becomes None, which the replay rejects alike).
+
+    A tuple also becomes None: the robot refuses it where it wants a list (ask's options), and a list in the log
+    would replay as a call that succeeds."""
     if value is None or isinstance(value, (bool, int, float)):
         return value
     if isinstance(value, str):
         return "".join([value])[: MAX_TEXT + 1]
-    if isinstance(value, (list, tuple)):
+    if type(value) is list:
         return [plain(v) for v in value[:100]]
     return None
+
+
+PARAMETERS = {  # the original's parameter names (and ours, as API_DOC shows them), so keyword calls work
+    "get_current_location": (),
+    "get_all_rooms": (),
+    "is_in_room": (("entity", "thing", "obj", "object"),),
+    "go_to": (("location",),),
+    "ask": (("person",), ("question",), ("options",)),
+    "say": (("message",),),
+    "pick": (("obj", "object"),),
+    "place": (("obj", "object"),),
+}
+
+
+def bind(name, args, kwargs):
+    """The positional arguments of one call; a TypeError (before anything is logged) when they do not fit."""
+    slots = PARAMETERS[name]
+    if len(args) > len(slots):
+        raise TypeError(f"{name}() takes {len(slots)} positional argument(s) but {len(args)} were given")
+    values, left = list(args), dict(kwargs)
+    for names in slots[len(args) :]:
+        given = [n for n in names if n in left]
+        if len(given) != 1:
+            raise TypeError(f"{name}() missing or repeated argument {names[0]!r}")
+        values.append(left.pop(given[0]))
+    if left:
+        raise TypeError(f"{name}() got an unexpected keyword argument {sorted(left)[0]!r}")
+    return values
 
 
 def api(robot, log):
     def wrap(name):
         method = getattr(robot, name)
 
-        def call(*args):
+        def call(*args, **kwargs):
+            values = bind(name, args, kwargs)
             if len(log) >= MAX_LOG_CALLS:
                 raise CallLimit()
-            entry = {"name": name, "args": [plain(a) for a in args]}
+            entry = {"name": name, "args": [plain(a) for a in values]}
             log.append(entry)
             try:
-                result = method(*args)
-            except RobotError as exc:
-                entry["error"] = str(exc)
-                raise
-            except TypeError as exc:  # wrong number of arguments: the program's own error
+                result = method(*values)
+            except RobotError as exc:  # the program may catch it and go on; the replay checks it fails there too
                 entry["error"] = str(exc)
                 raise
             entry["result"] = plain(result)
@@ -78,7 +107,14 @@ def api(robot, log):
         call.__name__ = name
         return call
 
-    return {name: wrap(name) for name in API_NAMES}
+    def printed(*args, **kwargs):
+        """A print ends the original's trace; what it prints goes nowhere (the arguments are not even read)."""
+        if len(log) >= MAX_LOG_CALLS:
+            raise CallLimit()
+        log.append({"name": "print", "args": []})
+        robot.print()
+
+    return {**{name: wrap(name) for name in API_NAMES}, "print": printed}
 
 
 def run_one(code, run):
@@ -86,7 +122,8 @@ def run_one(code, run):
     state = WorldState.from_json(run["state"])
     robot = make_robot(state, run.get("random_seed"))
     log = []
-    namespace = {**program_globals(MODULES, seed=RANDOM_SEED, name="robot_program"), **api(robot, log)}
+    # "__main__" as in the original's `python -c`: an `if __name__ == "__main__":` block runs
+    namespace = {**program_globals(MODULES, seed=RANDOM_SEED, name="__main__"), **api(robot, log)}
     end, message, line = "ok", "", None
     try:
         exec(code, namespace)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +22,17 @@ MAX_TEXT = 10_000  # longest string argument the robot accepts (longer ones are 
 
 
 class RobotError(Exception):
-    """A robot-level failure (unknown room, hands full, nothing to place, wrong argument type)."""
+    """A robot-level failure (unknown room, hands full, nothing to place, wrong argument type).
+
+    A program may catch it and go on, as in the original (where API failures raise a plain `Exception`)."""
+
+
+class RobotTypeError(RobotError, TypeError):
+    """A non-str argument (or options that are not a list): a `TypeError`, as the original raises."""
+
+
+EVENTS = frozenset({"go_to", "say", "ask", "is_in_room", "pick", "place"})  # queries of the robot are not events
+RECORDED_WHEN_FAILED = frozenset({"go_to", "ask"})  # the original emits these trace lines before the call can fail
 
 
 @dataclass(frozen=True)
@@ -33,6 +44,7 @@ class Call:
     location: str
     result: Any = None
     error: str | None = None
+    recorded: bool = True  # whether the original records the call as a trace event (see `Robot._record`)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -78,10 +90,22 @@ def _found(pattern: str, text: str) -> bool:
 
 def _text(api: str, value: Any) -> str:
     if not isinstance(value, str):
-        raise RobotError(f"Robot{api}Error: expected a str, got {type(value).__name__}")
+        raise RobotTypeError(f"Robot{api}Error: expected a str, got {type(value).__name__}")
     if len(value) > MAX_TEXT:
         raise RobotError(f"Robot{api}Error: argument longer than {MAX_TEXT} characters")
     return value
+
+
+def events(trace: Sequence[Call]) -> list[Call]:
+    """The calls the original's trace holds, in order: recorded events up to the first print (its trace parser stops
+    at the first stdout line that is not a trace line, so anything after a print is lost)."""
+    kept = []
+    for c in trace:
+        if c.name == "print":
+            break
+        if c.recorded:
+            kept.append(c)
+    return kept
 
 
 class Robot:
@@ -97,13 +121,19 @@ class Robot:
         self.trace: list[Call] = []
 
     def _record(self, name: str, args: tuple[Any, ...], fn) -> Any:
+        """Run one call and append it to the trace, failed or not.
+
+        `recorded` follows the original's trace: a successful go_to/say/ask/is_in_room/pick/place is an event; a
+        failed go_to or ask is one too (its line is printed before the move or the answer), unless its arguments
+        had the wrong type (checked first); a failed pick/place/say/is_in_room is not."""
         where = self.location
         try:
             result = fn()
         except RobotError as exc:
-            self.trace.append(Call(name, args, where, None, str(exc)))
+            typed = isinstance(exc, RobotTypeError)
+            self.trace.append(Call(name, args, where, None, str(exc), name in RECORDED_WHEN_FAILED and not typed))
             raise
-        self.trace.append(Call(name, args, where, result))
+        self.trace.append(Call(name, args, where, result, None, name in EVENTS))
         return result
 
     def _resolve_room(self, argument: str) -> str:
@@ -112,6 +142,10 @@ class Robot:
             if _found(room, argument):
                 return room
         raise RobotError(f"RobotGoToError: no location matches {argument!r}")
+
+    def print(self) -> None:
+        """The program printed: in the original, a printed line ends the trace its parser reads (see `events`)."""
+        self.trace.append(Call("print", (), self.location, None, None, False))
 
     def get_current_location(self) -> str:
         return self._record("get_current_location", (), lambda: self.location)
@@ -141,7 +175,7 @@ class Robot:
         name = next((p for p in people if _found(p, person)), None)
         if name is None:
             raise RobotError(f"RobotAskError: nobody matching {person!r} in {self.location!r}")
-        queue = people[name]
+        queue = people[name]  # the answer is taken first: an ask that then fails (no option fits) still used it
         answer = queue.pop(0) if len(queue) > 1 else (queue[0] if queue else ".*")
         for option in options:
             if _found(answer, option):
@@ -155,13 +189,13 @@ class Robot:
     def ask(self, person: str, question: str, options: list[str]) -> str:
         def answer() -> str:
             _text("Ask", person), _text("Ask", question)
-            if not isinstance(options, (list, tuple)) or not options:
-                raise RobotError("RobotAskError: options must be a non-empty list of str")
+            if not isinstance(options, list):
+                raise RobotTypeError(f"RobotAskError: options must be a list of str, got {type(options).__name__}")
             for option in options:
                 _text("Ask", option)
             return self._reply(person, question, list(options))
 
-        shown = tuple(options) if isinstance(options, (list, tuple)) else options
+        shown = tuple(options) if isinstance(options, list) else options
         return self._record("ask", (person, question, shown), answer)
 
     def say(self, message: str) -> None:
@@ -222,6 +256,8 @@ class RandomRobot(Robot):
         return self._record("is_in_room", (entity,), guess)
 
     def _reply(self, person: str, question: str, options: list[str]) -> str:
+        if not options:
+            raise RobotError("RobotAskError: no options to choose from")
         return options[int(self.rng.random() * len(options))]
 
     def _take_from_room(self, obj: str) -> str | None:

@@ -1,27 +1,62 @@
-"""RTL-style temporal checks over a call trace: small composable predicates, decided by trusted code.
+"""RTL-style temporal checks over a call trace, with the original RoboEval operators' semantics.
 
-A check is a function `trace -> bool`. Atoms match calls (`call("go_to", "kitchen")`); operators combine them:
-exists, terminal, after/before the first/last match, precedes, and act-at-first-visit.
+A check is a function `trace -> bool`; it first reduces the trace to the original's events (`simulator.events`:
+failed go_to/ask calls are events, queries are not, a print ends the trace). Atoms match events
+(`call("go_to", "kitchen")`, patterns searched case-insensitively as the original's matchers do); operators
+combine them:
+
+- slices `after_first/before_first/after_last/before_last` cut the trace at the first/last match of an anchor and
+  return the **whole trace unchanged when the anchor never occurs**, as the original's do (so `after_first(a, b)`
+  over a trace without `a` is `exists(b)`); `within` applies a check to a slice, so windows nest;
+- `precedes(a, b)` is `after_first(a)` then `exists(b)`;
+- `act_at_first_visit(loc, m)` needs a visit matching the pattern `loc`, then `m` before the first go_to whose
+  destination lacks `loc` as a whole word (moving between "printer room 1" and "printer room 2" stays inside);
+- `terminal(m)` raises `Undecided` on an empty trace, as the original does; the exception passes through `negate`,
+  `all_of` and `any_of`, and `decide` (the top level) counts it as unsatisfied, as the original counts a test that
+  raises.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
-from rlvr_gym.envs.robot.simulator import Call
+from rlvr_gym.envs.robot.simulator import Call, events
 
 Match = Callable[[Call], bool]
 Check = Callable[[Sequence[Call]], bool]
+Slice = Callable[[Sequence[Call]], list[Call]]
+
+
+class Undecided(Exception):
+    """The original's check raises here (a terminal event of an empty trace): the whole test is unsatisfied."""
+
+
+def search(pattern: str, text: str) -> bool:
+    """The original's matching: `pattern` searched in `text`, case-insensitively (a bad regex as plain text)."""
+    try:
+        return re.search(pattern, text, re.IGNORECASE) is not None
+    except re.error:
+        return pattern.lower() in text.lower()
+
+
+def _fits(pattern: object, value: object) -> bool:
+    if isinstance(pattern, str) and isinstance(value, str):
+        return search(pattern, value)
+    if isinstance(pattern, str) and isinstance(value, (list, tuple)):  # ask's options: any of them
+        return any(isinstance(v, str) and search(pattern, v) for v in value)
+    return pattern == value
 
 
 def call(name: str, *args: object, at: str | None = None) -> Match:
-    """Match a successful call by name, argument prefix and (optionally) the room it was made in."""
+    """Match an event by name and argument patterns (in order; a pattern meets ask's options if any option
+    matches), and optionally the room it was made in. Failed go_to/ask calls are events too, as in the original."""
 
     def match(c: Call) -> bool:
         return (
-            c.error is None
-            and c.name == name
-            and tuple(c.args[: len(args)]) == args
+            c.name == name
+            and len(c.args) >= len(args)
+            and all(_fits(p, v) for p, v in zip(args, c.args, strict=False))
             and (at is None or c.location == at)
         )
 
@@ -36,70 +71,95 @@ def _last(trace: Sequence[Call], m: Match) -> int | None:
     return next((i for i in range(len(trace) - 1, -1, -1) if m(trace[i])), None)
 
 
+def decide(check: Check, trace: Sequence[Call]) -> bool:
+    """The verdict of a whole check: a check that raises is unsatisfied (the original's evaluation does this)."""
+    try:
+        return bool(check(trace))
+    except Undecided:
+        return False
+
+
 def exists(m: Match) -> Check:
-    return lambda trace: _first(trace, m) is not None
-
-
-EVENTS = frozenset({"go_to", "say", "ask", "is_in_room", "pick", "place"})  # queries of the robot are not events
+    return lambda trace: any(m(c) for c in events(trace))
 
 
 def terminal(m: Match) -> Check:
-    """The last successful event matches (e.g. the robot ends by speaking in the start room); queries don't count."""
-    return lambda trace: bool(ok := [c for c in trace if c.error is None and c.name in EVENTS]) and m(ok[-1])
+    """The last event matches (e.g. the robot ends by speaking in the start room); an empty trace is undecided."""
 
-
-def _window(anchor: str, side: str, a: Match, b: Match) -> Check:
     def check(trace: Sequence[Call]) -> bool:
-        i = (_first if anchor == "first" else _last)(trace, a)
-        if i is None:
-            return False
-        span = trace[i + 1 :] if side == "after" else trace[:i]
-        return any(b(c) for c in span)
+        ev = events(trace)
+        if not ev:
+            raise Undecided("terminal event of an empty trace")
+        return m(ev[-1])
 
     return check
+
+
+def cut(anchor: str, side: str, m: Match) -> Slice:
+    """The events after/before the first/last match of `m`; all of them when `m` never matches (as the original)."""
+
+    def slice_(trace: Sequence[Call]) -> list[Call]:
+        ev = events(trace)
+        i = (_first if anchor == "first" else _last)(ev, m)
+        if i is None:
+            return ev
+        return ev[i + 1 :] if side == "after" else ev[:i]
+
+    return slice_
+
+
+def within(slice_: Slice, check: Check) -> Check:
+    """`check` over the slice of the trace (nested windows: `within(cut(...), within(cut(...), c))`)."""
+    return lambda trace: check(slice_(trace))
 
 
 def after_first(a: Match, b: Match) -> Check:
-    return _window("first", "after", a, b)
+    return within(cut("first", "after", a), exists(b))
 
 
 def after_last(a: Match, b: Match) -> Check:
-    return _window("last", "after", a, b)
+    return within(cut("last", "after", a), exists(b))
 
 
 def before_first(a: Match, b: Match) -> Check:
-    return _window("first", "before", a, b)
+    return within(cut("first", "before", a), exists(b))
 
 
 def before_last(a: Match, b: Match) -> Check:
-    return _window("last", "before", a, b)
+    return within(cut("last", "before", a), exists(b))
 
 
 def precedes(a: Match, b: Match) -> Check:
-    """Every b happens after some a; and at least one a exists (b never comes first)."""
+    """The original's Precedes: `b` occurs after the first `a` (so, when there is no `a`, anywhere)."""
+    return after_first(a, b)
 
-    def check(trace: Sequence[Call]) -> bool:
-        i, j = _first(trace, a), _first(trace, b)
-        return i is not None and (j is None or i < j)
 
-    return check
+def destination(c: Call) -> str:
+    """Where a go_to went: the resolved room, or for a failed one the location asked for (its only destination)."""
+    if c.error is None and isinstance(c.result, str):
+        return c.result
+    return c.args[0] if c.args and isinstance(c.args[0], str) else ""
+
+
+def reaches(pattern: str) -> Match:
+    """A successful go_to whose resolved room matches the location pattern (e.g. "printer room" matches
+    "printer room 2"). We match the room reached, not the words of the argument, so one call naming several
+    rooms is not a visit to each of them; for the rooms a program names, the two agree."""
+    return lambda c: c.name == "go_to" and c.error is None and isinstance(c.result, str) and search(pattern, c.result)
+
+
+def leaves(pattern: str) -> Match:
+    """A go_to (failed ones too, as in the original) whose destination lacks `pattern` as a whole word."""
+    outside = rf"^(?!.*\b{pattern}\b).*$"  # the original's regex, `pattern` inserted as is
+    return lambda c: c.name == "go_to" and search(outside, destination(c))
 
 
 def act_at_first_visit(room: str, act: Match) -> Check:
-    """The action happens during the first stay in `room` (from arriving until the robot goes somewhere else)."""
-
-    def check(trace: Sequence[Call]) -> bool:
-        arrived = _first(trace, visits(room))
-        if arrived is None:
-            return False
-        for c in trace[arrived + 1 :]:
-            if c.name == "go_to" and c.error is None and c.result != room:
-                return False
-            if act(c):
-                return True
-        return False
-
-    return check
+    """The original's ActAtFirst: `act` happens during the first visit to a room matching `room`, i.e. after the
+    first go_to there and before the first go_to to a room whose name lacks `room` as a whole word."""
+    visit = reaches(room)
+    return all_of(exists(visit), within(cut("first", "after", visit), within(cut("first", "before", leaves(room)),
+                                                                                exists(act))))  # fmt: skip
 
 
 def visits(room: str) -> Match:
@@ -116,4 +176,5 @@ def any_of(*checks: Check) -> Check:
 
 
 def negate(ch: Check) -> Check:
+    """Not: an undecided operand stays undecided (the original's exception propagates through `not`)."""
     return lambda trace: not ch(trace)

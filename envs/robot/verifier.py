@@ -2,15 +2,21 @@
 
 Components (all in [0, 1]):
 - `syntax`      the program parses (an unparseable one is an invalid response).
-- `functional`  fraction of world states whose temporal check holds on the trusted trace of a clean run
-                (a robot error, program error, timeout or inconsistent log fails that state); `passed` needs all.
+- `functional`  fraction of world states whose temporal check holds on the trusted trace of a run that ended
+                normally (robot errors the program caught are no failure, as in the original), or, where the state
+                allows it (`timeout_ok`), did not finish; `passed` needs all.
+- `temporal`    per state, the fraction of the check's top-level conditions that hold on that trace (0 for a
+                run that failed), averaged over states: partial credit for a program that is nearly right.
 - `executable`  fraction of robustness runs (random answers, as in the spec's executability mode) that end
                 cleanly.
 - `style`       1 - min(ruff findings, 10) / 10 (pycodestyle + pyflakes rules via `envs.code.style`).
 - `security`    1 - min(findings, 5) / 5 (the bandit-style AST rules of `envs.code.security`).
-The reward is the weighted sum divided by the sum of weights; by default only `functional` is weighted (the
-others are metrics). Syntax, executability, style and security count only once at least one state passes, so
-a program that does nothing earns nothing whatever the weights.
+- `penalty`     the token-level penalties of `penalties.py` summed over the response, clamped to [-1, 0].
+The reward is the weighted mean of the [0, 1] components plus `weights["penalty"]` x `penalty`. By default it
+is mixed: functional 0.8, temporal 0.2, penalty 0.1 (so the token penalties reach any trainer through the env's
+reward); a perfect program earns 1. Everything but `functional` and `penalty` counts only once at least one
+state passes, so a program that passes nothing earns at most 0 whatever the weights; a response without a
+program gets the lowest penalty (-1), so writing nothing never beats writing a wrong program.
 """
 
 from __future__ import annotations
@@ -31,8 +37,9 @@ from .replay import API
 from .simulator import WorldState
 from .temporal import Check
 
-DEFAULT_WEIGHTS: dict[str, float] = {"functional": 1.0, "syntax": 0.0, "executable": 0.0, "style": 0.0,
-                                     "security": 0.0}  # fmt: skip
+DEFAULT_WEIGHTS: dict[str, float] = {"functional": 0.8, "temporal": 0.2, "syntax": 0.0, "executable": 0.0,
+                                     "style": 0.0, "security": 0.0, "penalty": 0.1}  # fmt: skip
+UNGATED = ("functional", "penalty")
 STYLE_CAP, SECURITY_CAP = 10, 5
 ROBUSTNESS_RUNS = 2
 
@@ -40,7 +47,8 @@ ROBUSTNESS_RUNS = 2
 def _weights(weights: Mapping[str, float] | None) -> dict[str, float]:
     merged = {**DEFAULT_WEIGHTS, **(weights or {})}
     unknown = set(merged) - set(DEFAULT_WEIGHTS)
-    if unknown or any(w < 0 or not math.isfinite(w) for w in merged.values()) or sum(merged.values()) <= 0:
+    scored = sum(w for k, w in merged.items() if k != "penalty")
+    if unknown or any(w < 0 or not math.isfinite(w) for w in merged.values()) or not scored > 0:
         raise ValueError(f"bad robot reward weights {weights!r}: names {sorted(DEFAULT_WEIGHTS)}, non-negative")
     return merged
 
@@ -59,14 +67,16 @@ def _security(tree: Any) -> float:
     return 1.0 - min(len(security_findings(tree)), SECURITY_CAP) / SECURITY_CAP
 
 
-def state_passes(check: Check, outcome: RunOutcome, timeout_ok: bool = False) -> bool:
-    """A state passes when its run was clean (or did not finish, where that is allowed) and the check holds.
+def ran(outcome: RunOutcome, timeout_ok: bool = False) -> bool:
+    """The run counts: it ended normally, or did not finish where the state allows that (the original's
+    `timeout: True`). "Did not finish" is a timeout or the call limit: waiting loops sleep on the job's virtual
+    clock, so a program that waits forever ends at the call limit rather than on the wall clock."""
+    return outcome.clean or (timeout_ok and outcome.end in ("timeout", "call_limit"))
 
-    "Did not finish" is a timeout or the call limit: waiting loops sleep on the job's virtual clock, so a program
-    that waits forever ends at the call limit rather than on the wall clock."""
-    unfinished = outcome.end in ("timeout", "call_limit")
-    ran = outcome.clean or (timeout_ok and unfinished and outcome.robot_error is None)
-    return ran and check(outcome.trace)
+
+def state_passes(check: Check, outcome: RunOutcome, timeout_ok: bool = False) -> bool:
+    """A state passes when its run counts (`ran`) and the check holds on its trace."""
+    return ran(outcome, timeout_ok) and check(outcome.trace)
 
 
 def checks_of(truth: dict[str, Any]) -> list[Check]:
@@ -76,6 +86,20 @@ def checks_of(truth: dict[str, Any]) -> list[Check]:
 
         return judges(truth)
     return [compile_check(spec) for spec in truth["checks"]]
+
+
+def parts_of(truth: dict[str, Any]) -> list[list[Check]]:
+    """Per state, the checks of its top-level conditions (the items of an "all"; else the whole check)."""
+    if truth.get("kind") == "roboeval":
+        return [[c] for c in checks_of(truth)]
+    return [[compile_check(p) for p in (s[1:] if s[0] == "all" else [s])] for s in truth["checks"]]
+
+
+def temporal_credit(parts: Sequence[Check], outcome: RunOutcome, timeout_ok: bool = False) -> float:
+    """The fraction of a state's conditions that hold on its trace; 0 when the run does not count."""
+    if not ran(outcome, timeout_ok) or not parts:
+        return 0.0
+    return sum(p(outcome.trace) for p in parts) / len(parts)
 
 
 def _describe(outcome: RunOutcome) -> str:
@@ -126,38 +150,58 @@ def judge(
     w = _weights(weights)
     text = trajectory[-1] if trajectory else ""
     found = extract(text)
+    floor = -w["penalty"]  # an unusable response earns the lowest penalty, never more than a wrong program
     if found.code is None:
-        return Judgement(Verdict.invalid(found.problem))
+        return Judgement(Verdict.invalid(found.problem, reward=floor, components={"penalty": -1.0}))
     tree = parse(found.code)
     if isinstance(tree, str):
-        verdict = Verdict.invalid(f"the program does not parse: {tree}", components={"syntax": 0.0})
+        verdict = Verdict.invalid(f"the program does not parse: {tree}", reward=floor,
+                                  components={"syntax": 0.0, "penalty": -1.0})  # fmt: skip
         return Judgement(verdict, found.code, found.offset, (tree,))
     truth = task.ground_truth
     states = [WorldState.from_json(s) for s in truth["states"]]
     checks, timeout_ok = checks_of(truth), truth.get("timeout_ok") or [False] * len(states)
-    components = {"syntax": 1.0, "functional": 0.0, "executable": 0.0, "style": _style(found.code),
-                  "security": _security(tree)}  # fmt: skip
+    components = {"syntax": 1.0, "functional": 0.0, "temporal": 0.0, "executable": 0.0, "style": _style(found.code),
+                  "security": _security(tree), "penalty": 0.0}  # fmt: skip
     broken = violations(tree)
     if broken:
-        verdict = _combine(w, components, False, "the program breaks the robot-program rules: " + "; ".join(broken))
-        return Judgement(verdict, found.code, found.offset, tuple(broken))
+        judgement = Judgement(Verdict(reward=0.0, passed=False), found.code, found.offset, tuple(broken))
+        feedback = "the program breaks the robot-program rules: " + "; ".join(broken)
+        return _with_penalties(judgement, w, components, False, feedback)
     seeds = robustness_seeds(task, robustness_runs)
     runs = [(s, None) for s in states] + [(states[k % len(states)], seed) for k, seed in enumerate(seeds)]
     outcomes = (executor or shared_executor()).run(found.code, runs)
     checked, robust = outcomes[: len(states)], outcomes[len(states) :]
     passes = [state_passes(c, o, t) for c, o, t in zip(checks, checked, timeout_ok, strict=True)]
     components["functional"] = sum(passes) / len(passes)
+    parts = parts_of(truth)
+    credit = [temporal_credit(p, o, t) for p, o, t in zip(parts, checked, timeout_ok, strict=True)]
+    components["temporal"] = sum(credit) / len(credit)
     components["executable"] = sum(o.clean for o in robust) / len(robust) if robust else 1.0
     notes = [f"state {i + 1}: {_describe(o)}" for i, (o, ok) in enumerate(zip(checked, passes, strict=True)) if not ok]
     feedback = "all world states pass" if all(passes) else "; ".join(notes)
-    verdict = _combine(w, components, all(passes), feedback)
-    return Judgement(verdict, found.code, found.offset, (), tuple(outcomes), tuple(passes))
+    judgement = Judgement(Verdict(reward=0.0, passed=False), found.code, found.offset, (), tuple(outcomes),
+                          tuple(passes))  # fmt: skip
+    return _with_penalties(judgement, w, components, all(passes), feedback)
+
+
+def _with_penalties(judgement: Judgement, w: dict[str, float], components: dict[str, float], passed: bool,
+                    feedback: str) -> Judgement:  # fmt: skip
+    """The judgement with its final verdict: the token penalties of its evidence summed into `penalty`."""
+    from .penalties import penalty_spans
+
+    components["penalty"] = max(-1.0, sum(s.penalty for s in penalty_spans(judgement)))
+    verdict = _combine(w, components, passed, feedback)
+    return Judgement(verdict, judgement.code, judgement.offset, judgement.problems, judgement.outcomes,
+                     judgement.passes)  # fmt: skip
 
 
 def _combine(w: dict[str, float], components: dict[str, float], passed: bool, feedback: str) -> Verdict:
     gate = 1.0 if components["functional"] > 0 else 0.0
-    total = sum(v * (1.0 if k == "functional" else gate) * components[k] for k, v in w.items())
-    return Verdict(reward=total / sum(w.values()), passed=passed, components=components, feedback=feedback[:2000])
+    scored = {k: v for k, v in w.items() if k != "penalty"}
+    total = sum(v * (1.0 if k in UNGATED else gate) * components[k] for k, v in scored.items())
+    reward = total / sum(scored.values()) + w["penalty"] * components["penalty"]
+    return Verdict(reward=reward, passed=passed, components=components, feedback=feedback[:2000])
 
 
 def wrong_answers(task: Task, rng: random.Random) -> list[list[str]]:

@@ -115,7 +115,7 @@ OFFER_AND_REPORT = {
 def test_offer_and_report_attacks_score_nothing(name, two_sandboxes):
     task = _open_world()[0]
     verdict = verify(task, [_open_world_program(*OFFER_AND_REPORT[name])], executor=RobotExecutor(two_sandboxes[0]))
-    assert verdict.reward == 0.0 and not verdict.passed
+    assert verdict.reward <= 0.0 and not verdict.passed  # nothing but token penalties
 
 
 def test_an_honest_report_after_a_greeting_still_passes(two_sandboxes):

@@ -36,6 +36,12 @@ def test_forged_answer_or_bad_log_is_rejected():
     assert replay(STATE, "junk\x00").reason
 
 
-def test_robot_error_stops_replay():
-    r = replay(STATE, [{"name": "pick", "args": ["apple"]}, {"name": "go_to", "args": ["kitchen"]}])
-    assert r.robot_error and len(r.trace) == 1
+def test_a_caught_robot_error_is_replayed_and_the_run_goes_on():
+    # The original lets a program catch a robot error and continue; the failed call stays in the trace.
+    log = [{"name": "pick", "args": ["apple"], "error": "x"}, {"name": "go_to", "args": ["kitchen"]}]
+    r = replay(STATE, log)
+    assert r.reason is None and r.robot_error and len(r.trace) == 2 and r.trace[1].result == "kitchen"
+    forged = [{"name": "pick", "args": ["apple"], "result": "apple"}]  # claims a pick that fails here
+    assert "fails in the trusted replay" in replay(STATE, forged).reason
+    feigned = [{"name": "go_to", "args": ["kitchen"], "error": "x"}]  # claims a failure that succeeds here
+    assert "succeeds in the trusted replay" in replay(STATE, feigned).reason

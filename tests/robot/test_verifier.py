@@ -46,7 +46,10 @@ def test_mutants_fail_with_partial_credit(executor):
         f"    choice = {options}[0]\n    go_to(", "    go_to(", 1
     )  # asks, then brings the first option whatever the answer
     verdict = verifier.verify(task, [fenced(always_first)], executor=executor)
-    assert not verdict.passed and verdict.components["functional"] == 0.5 and verdict.reward == 0.5
+    c = verdict.components
+    assert not verdict.passed and c["functional"] == 0.5 and 0.5 < c["temporal"] < 1.0 and c["penalty"] == -0.3
+    # mixed by default: 0.8 functional + 0.2 temporal (most conditions of the failed state hold), + 0.1 penalty
+    assert verdict.reward == pytest.approx(0.8 * 0.5 + 0.2 * c["temporal"] - 0.03)
     assert "state 2" in verdict.feedback
 
 
@@ -62,7 +65,7 @@ def test_runtime_failures_fail(executor):
     }
     for name, body in cases.items():
         verdict = verifier.verify(task, [fenced(body)], executor=quick, robustness_runs=1)
-        assert verdict.valid and not verdict.passed and verdict.reward == 0.0, name
+        assert verdict.valid and not verdict.passed and -0.1 <= verdict.reward < 0.0, name  # only penalties
 
 
 def test_policy_refuses_reaching_outside_the_api():
@@ -93,14 +96,16 @@ def test_forged_logs_are_replayed_not_believed():
 
 def test_invalid_responses_and_weights(executor):
     task = task_of("action_location")
-    assert not verifier.verify(task, ["I would go to the kitchen."]).valid
+    prose = verifier.verify(task, ["I would go to the kitchen."])
+    assert not prose.valid and prose.reward == -0.1  # the lowest penalty: no answer never beats a wrong one
     two = fenced("def task_program():\n    say('a')\n") + fenced("def task_program():\n    say('b')\n")
     assert not verifier.verify(task, [two]).valid
     assert not verifier.verify(task, [fenced("def task_program(:\n")]).valid
     assert extract("x" * 300_000).code is None
     idle = verifier.verify(task, [fenced("def task_program():\n    say('hello')\n")], executor=executor,
                            weights={"syntax": 1, "style": 1, "security": 1, "executable": 1})  # fmt: skip
-    assert idle.reward == 0.0 and idle.components["syntax"] == 1.0  # bonuses only once a state passes
+    assert idle.reward == -0.06 and idle.components["syntax"] == 1.0  # bonuses only once a state passes
+    assert idle.components["penalty"] == -0.6  # a failed check charges -0.3 per state to task_program
     full = verifier.verify(task, task.reference_actions, executor=executor, weights={"style": 1.0})
     assert full.reward == 1.0
     with pytest.raises(ValueError):
