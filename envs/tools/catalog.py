@@ -2,7 +2,8 @@
 
 Each tool carries generator hints in `meta`: `returns` (a type tag of its output), `tags` (type tags of the
 parameters that can take an earlier call's output), `phrase` (a noun phrase for the question) and `sample`
-(literal arguments drawn for a fresh question). `HELD_OUT` tools appear only in the unseen split.
+(literal arguments drawn for a fresh question); `effect` marks tools that change the world and report back
+a name they were given (so their output is no new value). `HELD_OUT` tools appear only in the unseen split.
 """
 
 from __future__ import annotations
@@ -373,6 +374,7 @@ def get_event_date(world: World, event: Annotated[str, Field(description="Event 
 @tool(
     returns="event",
     tags={"date": "date"},
+    effect=True,
     phrase="the name of the event '{event}' once it is scheduled on {date}",
     sample=lambda r: {
         "event": r.choice(["dentist", "team lunch", "code review", "flight home"]),
@@ -454,6 +456,7 @@ def read_file(world: World, path: str) -> str:
 @tool(
     returns="path",
     tags={"content": "text"},
+    effect=True,
     phrase="the path of the file {path} after writing {content} to it",
     sample=lambda r: {"path": f"/tmp/note{r.randint(1, 99)}.txt", "content": r.choice(["hello world", "done"])},
 )

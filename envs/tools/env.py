@@ -27,6 +27,10 @@ _RELEVANCE_EXCEPTIONS = {
     "live_relevance": "BFCL scores any response with at least one call as correct here, so a response holding "
     "the reference call among other candidates passes by BFCL's own definition",
 }
+_PAPER_FLOOR = (
+    "reward_mode=paper is TIER's reward as published: well-formed, executing calls earn the process half (0.5) "
+    "whatever the answer, a floor above the contract's 5% by the paper's own definition"
+)
 
 
 class ToolEnv(Env):
@@ -60,6 +64,8 @@ class ToolDepthEnv(ToolEnv):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.episode: ToolEpisode | None = None
+        if self.source.config.reward_mode == "paper":  # type: ignore[union-attr]
+            self.check_exceptions = {"reward_floor": _PAPER_FLOOR}  # type: ignore[misc]
 
     def start(self, task: Task) -> list[Message]:
         self.episode = ToolEpisode(task, self.source.toolset)  # type: ignore[union-attr]

@@ -6,7 +6,7 @@ earlier call when
 - it equals the output of a call the agent was shown in an earlier turn (it read the tool message and copied it).
 A value typed in the same message as the call that produces it is a guess, not a derivation. A call whose output
 equals one of its own inputs (multiply by one, add zero, a no-op conversion) is a pass-through: values derived from
-it derive from that input's sources; it never stands for a step of a chain (see `provenance.py`).
+it derive from that input's sources; it never produces a required value (see `provenance.py`).
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
@@ -40,6 +41,9 @@ class DepthConfig(BaseModel):
     tools: Literal["seen", "unseen", "all"] = "seen"
     extra_tools: int = Field(3, ge=0, le=20, description="distractor schemas shown besides the chain's tools")
     size: int | None = Field(None, ge=1, description="number of tasks; None = unbounded generator")
+    reward_mode: Literal["dataflow", "paper"] = Field(
+        "dataflow", description="dataflow (default: process credit follows produced values) or paper (TIER's own)"
+    )
 
     @field_validator("depths")
     @classmethod
@@ -90,6 +94,19 @@ class DepthTasks(TaskSource):
                 return self._build(index, rng, chain, outputs, question)
         raise RuntimeError(f"tools: no depth-{depth} chain for index {index}")  # pragma: no cover
 
+    def from_steps(self, steps: list[tuple[str, dict[str, Any], str | None]], offered: Sequence[str] = ()) -> Task:
+        """A task for a hand-picked chain `(tool, literal arguments, chained parameter)` with `offered` tools on offer
+        besides the chain's (tests and worked examples; generated tasks come from `task`)."""
+        chain = [(self.toolset[name], dict(args), param) for name, args, param in steps]
+        outputs = _run_chain(self.toolset, chain)
+        if outputs is None:
+            raise ValueError("the chain fails or one of its outputs is no new value")
+        task = self._build(0, random.Random(0), chain, outputs, _question(chain))
+        names = [*task.metadata["tool_names"], *[n for n in offered if n not in task.metadata["tool_names"]]]
+        task.metadata.update(tool_names=names, tools=self.toolset.schemas(names))
+        task.prompt[0] = Message(role="system", content=tool_system_prompt(self.toolset.schemas(names)))
+        return task
+
     def _build(self, index: int, rng: random.Random, chain: ChainDraft, outputs: list[Any], question: str) -> Task:
         steps, calls = [], []
         for k, (tool, args, param) in enumerate(chain):
@@ -107,7 +124,13 @@ class DepthTasks(TaskSource):
                 Message(role="system", content=tool_system_prompt(schemas)),
                 Message(role="user", content=question),
             ],
-            ground_truth={"kind": "depth", "answer": outputs[-1], "outputs": outputs, "chain": steps},
+            ground_truth={
+                "kind": "depth",
+                "answer": outputs[-1],
+                "outputs": outputs,
+                "chain": steps,
+                **({"reward_mode": self.config.reward_mode} if self.config.reward_mode != "dataflow" else {}),
+            },
             reference_actions=[format_tool_calls(calls, style="tier", return_mode="one")],
             difficulty=min(len(chain), 5),
             kind="depth",
@@ -153,13 +176,25 @@ def _draw_chain(rng: random.Random, pool: list[Tool], consumers: dict[str, list[
 
 
 def _run_chain(toolset: Toolset, chain: ChainDraft) -> list[Any] | None:
-    """Outputs of the chain in a fresh world; None when a step fails or is an identity on the chained value."""
+    """Outputs of the chain in a fresh world; None when a step fails or an output is no new value.
+
+    Credit follows produced values (`provenance.py`), so each required value must be news: a step's output may not
+    equal its chained input (an identity), an earlier output (a cycle a later step could be skipped through) or a
+    value the question states (a shortcut from the question to that step), except the name an effect tool
+    (`write_file`, `schedule_event`) reports back; and the answer is never stated or repeated.
+    """
     world = toolset.new_world()
     outputs: list[Any] = []
-    for tool, args, param in chain:
+    stated = {value_key(v) for _, args, _ in chain for v in args.values()}
+    for k, (tool, args, param) in enumerate(chain):
         call_args = {**args, param: outputs[-1]} if param else dict(args)
         outcome = tool.run(world, call_args)
-        if not outcome.ok or (param and value_key(outcome.result) == value_key(outputs[-1])):
+        if not outcome.ok:
+            return None
+        key = value_key(outcome.result)
+        seen = {value_key(o) for o in outputs}
+        echo_allowed = tool.meta.get("effect", False) and k < len(chain) - 1
+        if key in seen or (key in stated and not echo_allowed):
             return None
         outputs.append(outcome.result)
     return outputs

@@ -1,7 +1,8 @@
 """`verify(task, trajectory) -> Verdict` for tool tasks, and the wrong answers `rlvr-gym check-env` tries.
 
 Depth tasks are replayed: every action is parsed, its calls run in a fresh world by the `Executor`, which records
-where each argument came from; the verdict is computed from those records alone (`provenance.py`, `tier.py`). The
+where each argument came from; the verdict is computed from those records alone: which required values grounded
+calls produced, in any order and by any tools (`provenance.py`), scored by the task's reward mode (`tier.py`). The
 env plays the very same `ToolEpisode`, so an offline re-score equals the live reward. An episode ends at the first
 action without calls (a final `Answer:`) or at a TIER chain (`<tool_call return="one">`, whose last output is the
 answer). A message that mixes a chain with other call blocks, or holds two chains, commits to several plans at once
@@ -20,13 +21,11 @@ from rlvr_gym import Message, Task, ToolCall, Verdict
 from . import bfcl
 from .answers import Ambiguous, answer_matches, extract_answer
 from .catalog import default_toolset
-from .executor import Executor, Record
+from .executor import Executor, Record, value_key
 from .parsing import ParsedOutput, format_tool_calls, parse_tool_calls
-from .provenance import match_chain, required_steps
-from .tier import Evidence, tier_rubric
+from .provenance import trace
+from .tier import DEFAULT_MODE, RUBRICS, Evidence
 from .toolset import Toolset
-
-_RUBRIC = tier_rubric()
 
 
 class ToolEpisode:
@@ -76,21 +75,22 @@ class ToolEpisode:
 
     def verdict(self) -> Verdict:
         """The verdict from the executor's records (also for an episode that ended without a final answer)."""
-        steps = required_steps(self.task.ground_truth, self.toolset)
-        levels = match_chain(steps, self.executor.records)
+        truth = self.task.ground_truth
+        flow = trace(truth, self.executor.records, self.toolset)
         e = self.evidence
-        e.progress = len(levels) / len(steps)
-        chain_ends = levels[-1] if len(levels) == len(steps) else []
-        related = {r.position for level in levels for r in level}
-        e.unrelated_calls = sum(1 for r in self.executor.records if r.position not in related)
+        e.progress = flow.progress
+        e.unrelated_calls = sum(1 for r in self.executor.records if r.position not in flow.related)
+        answers = [self.executor.records[p] for p in flow.producers[-1]]
         kind, value = self.final or ("invalid", "no final answer")
-        if kind == "chain":
-            e.answer_correct = any(value is r for r in chain_ends)
+        if kind == "chain":  # the returned call must be grounded and return the produced answer
+            e.answer_correct = bool(answers) and value.position in flow.grounded and _same(value, answers[0])
         elif kind == "text":
-            e.answer_correct = any(_states(value, r.outcome.result) for r in chain_ends)
-        verdict = _RUBRIC.score(evidence=e, feedback="; ".join(self.notes[:10]) or None)
+            e.answer_correct = any(_states(value, r.outcome.result) for r in answers)
+        rubric = RUBRICS[truth.get("reward_mode", DEFAULT_MODE)]
+        verdict = rubric.score(evidence=e, feedback="; ".join(self.notes[:10]) or None)
         metrics = {
             "progress": e.progress,
+            "values_produced": float(sum(flow.produced)),
             "calls": float(e.calls),
             "unrelated_calls": float(e.unrelated_calls),
             "param_mismatches": float(e.param_mismatches),
@@ -101,6 +101,10 @@ class ToolEpisode:
         if kind == "invalid":  # no committed answer, or several: nothing is earned (process parts stay visible)
             return Verdict.invalid(value, components={**verdict.components, "reward_if_valid": verdict.reward})
         return verdict
+
+
+def _same(record: Record, other: Record) -> bool:
+    return value_key(record.outcome.result) == value_key(other.outcome.result)
 
 
 def _states(answer: str, output: Any) -> bool:

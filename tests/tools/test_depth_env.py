@@ -1,4 +1,4 @@
-"""ToolDepth: the oracle chain scores 1.0 at every depth, the reward follows provenance (attacks written by
+"""ToolDepth: the oracle chain scores 1.0 at every depth, the reward follows provenance and data flow (attacks written by
 someone who has read the verifier), multi-turn play, determinism, splits, Gymnasium compliance and fuzzing."""
 
 from __future__ import annotations
@@ -36,17 +36,7 @@ def tier(*calls: tuple[str, dict]) -> str:
 
 def custom_task(steps: list[tuple[str, dict, str | None]], extra: list[str] = NEUTRAL_TOOLS):
     """A depth task with a hand-picked chain (outputs from a real run) and some neutral tools on offer."""
-    chain = [(TOOLSET[name], args, param) for name, args, param in steps]
-    world, outputs = TOOLSET.new_world(), []
-    for tool, args, param in chain:
-        outcome = tool.run(world, {**args, param: outputs[-1]} if param else args)
-        assert outcome.ok, outcome
-        outputs.append(outcome.result)
-    source = DepthTasks(extra_tools=0)
-    task = source._build(0, random.Random(0), chain, outputs, "What is it?")
-    names = [*task.metadata["tool_names"], *[n for n in extra if n not in task.metadata["tool_names"]]]
-    task.metadata.update(tool_names=names, tools=TOOLSET.schemas(names))
-    return task
+    return DepthTasks(extra_tools=0).from_steps(steps, extra)
 
 
 POPULATION = custom_task([("get_population", {"country": "China"}, None)])  # 1,410,000,000
@@ -125,7 +115,7 @@ def test_unrelated_call_then_the_right_number_earns_nothing():
     answer = _show(POPULATION.ground_truth["answer"])
     verdict = verify(POPULATION, [hermes("multiply", a=2.0, b=3.0), f"Answer: {answer}"])
     assert verdict.reward == 0.0 and not verdict.passed and verdict.components["unrelated_calls"] == 1
-    # the right tool with other literal arguments is unrelated too, even when its output happens to coincide
+    # the right tools fed a value the question does not state are ungrounded, even when the output coincides
     paris = verify(
         CAPITAL_OF_LYON,
         [hermes("get_country_of_city", city="Paris"), hermes("get_capital", country="France"), "Answer: Paris"],
@@ -194,7 +184,9 @@ def test_skipped_step_with_the_value_typed_in_fails():
     assert verdict.reward == 0.0 and not verdict.passed
 
 
-def test_alternative_route_to_the_same_value_is_not_the_required_chain():
+def test_route_through_a_value_the_question_does_not_state_is_not_grounded():
+    # GBP is the agent's own choice, not stated by the question, a schema constant or a tool output (test_dataflow.py
+    # has the grounded alternatives, which score the oracle's reward)
     via_gbp = tier(
         ("convert_currency", {"amount": 100.0, "from_currency": "USD", "to_currency": "GBP"}),
         ("convert_currency", {"amount": "API_RESPONSE_0", "from_currency": "GBP", "to_currency": "EUR"}),
