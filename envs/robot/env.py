@@ -15,6 +15,7 @@ from rlvr_gym.family import TaskSource
 from . import verifier
 from .execution import RobotExecutor
 from .interactive import CALL_DOC, Session, call_text, judge, parse_call
+from .program import MAX_RESPONSE_CHARS
 from .simulator import WorldState
 from .tasks import RobotTasks
 
@@ -66,12 +67,21 @@ class RoboEvalEnv(RobotProgramEnv):
 
         return RoboEvalTasks(self.roboeval_path, split=split or "eval", seed=seed)
 
+    def score_answer(self, task: Task, text: str) -> Verdict:
+        """The answer as the original runs it: its text rewriting applied first (`convert.py`)."""
+        from .convert import convert_program
+
+        if not isinstance(text, str) or len(text) > MAX_RESPONSE_CHARS:
+            return super().score_answer(task, text)
+        return super().score_answer(task, f"```python\n{convert_program(text)}```")
+
 
 class RobotInteractiveEnv(Env):
-    """The same tasks played one robot call per turn on the first world state; `done()` asks for the verdict."""
+    """The same tasks played one robot call per turn on every world state in turn; `done()` ends each state and,
+    after the last, asks for the verdict over the whole trace (also given when the turn limit ends the episode)."""
 
     family = "robot"
-    max_turns = 60
+    max_turns = 150
     verify_budget_s = 0.5
     check_exceptions: ClassVar[dict[str, str]] = {}
 
@@ -82,7 +92,9 @@ class RobotInteractiveEnv(Env):
         self.session: Session | None = None
 
     def start(self, task: Task) -> list:
-        self.session = Session(WorldState.from_json(task.ground_truth["states"][0]))
+        self.states = [WorldState.from_json(s) for s in task.ground_truth["states"]]
+        self.traces: list[tuple] = []
+        self.session = Session(self.states[0])
         return task.prompt_messages()
 
     def respond(self, action: str) -> StepResult:
@@ -92,10 +104,29 @@ class RobotInteractiveEnv(Env):
             return StepResult(observation=feedback(f"Invalid action: {parsed}. {CALL_DOC}"), valid_action=False)
         name, args = parsed
         if name == "done":
-            verdict = judge(self.task, self.session.trace)
+            self.traces.append(self.session.trace)
+            if len(self.traces) < len(self.states):
+                self.session = Session(self.states[len(self.traces)])
+                situation = f"Situation {len(self.traces) + 1} of {len(self.states)}"
+                return StepResult(observation=feedback(f"{situation}: the same task again, in a building that may "
+                                                       f"differ; the robot is back at its start."))  # fmt: skip
+            verdict = judge(self.task, self.traces)
             return StepResult(reward=verdict.reward, terminated=True, verdict=verdict)
         return StepResult(observation=feedback(f"{call_text(name, args)} -> {self.session.act(name, args)}"))
 
+    def truncation_verdict(self) -> Verdict:
+        """The turn limit judges what was done: the finished states and the one in progress (as if done)."""
+        if self.task is None or self.session is None:
+            return super().truncation_verdict()
+        verdict = judge(self.task, [*self.traces, self.session.trace])
+        return verdict.model_copy(update={"feedback": f"turn limit of {self.max_turns} reached; {verdict.feedback}"})
+
     def wrong_answers(self, task: Task, rng: random.Random) -> list[list[str]]:
         calls = task.reference_actions or []
-        return [["done()"], calls[:-2] + ["done()"], [c for c in calls if not c.startswith("go_to(")]]
+        first = calls[: calls.index("done()") + 1] if "done()" in calls else calls
+        return [["done()"] * len(self.states_of(task)), calls[:-2] + ["done()"],
+                [c for c in calls if not c.startswith("go_to(")], first]  # fmt: skip
+
+    @staticmethod
+    def states_of(task: Task) -> list:
+        return list(task.ground_truth["states"])

@@ -1,10 +1,12 @@
 """The step-by-step mode: the agent issues one robot call per turn, sees its result, and may repair mistakes.
 
 An action is one call with literal arguments, e.g. `go_to("kitchen")` or `ask("Dana", "Tea?", ["yes", "no"])`,
-optionally in a ```python block; `done()` ends the episode. Calls are parsed with `ast` and `literal_eval`
-(nothing is executed) and run on the trusted simulator over the task's first world state; the verdict is that
-state's check on the trace. A robot error is shown to the agent and recorded (a failed call never satisfies a
-check), and the episode goes on.
+optionally in a ```python block. Calls are parsed with `ast` and `literal_eval` (nothing is executed) and run on
+the trusted simulator. The episode plays every world state of the task in turn: `done()` ends the current one
+(the robot then starts afresh in the next situation) and, after the last, the episode. The verdict is judged over
+the whole trace: each state's check on the calls made in it (a state the turn limit cut short is judged on what
+was done, and states never reached fail). A robot error is shown to the agent and recorded (a failed go_to or
+ask is a trace event, as in the original), and the episode goes on.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ def call_text(name: str, args: Sequence[Any]) -> str:
 
 
 class Session:
-    """The robot of one interactive episode and the calls made so far."""
+    """The robot of one world state of an interactive episode and the calls made so far."""
 
     def __init__(self, state: WorldState) -> None:
         self.robot = Robot(state)
@@ -79,15 +81,23 @@ class Session:
         return tuple(self.robot.trace)
 
 
-def judge(task: Task, trace: Sequence[Call]) -> Verdict:
-    ok = holds(task.ground_truth["checks"][0], trace)
-    feedback = "the task's conditions hold" if ok else "the task's conditions do not hold on what the robot did"
-    return Verdict(reward=1.0 if ok else 0.0, passed=ok, components={"functional": 1.0 if ok else 0.0},
-                   feedback=feedback)  # fmt: skip
+def judge(task: Task, traces: Sequence[Sequence[Call]]) -> Verdict:
+    """The verdict over the whole episode: state k's check on the calls made in state k (missing states fail)."""
+    checks = task.ground_truth["checks"]
+    passes = [k < len(traces) and holds(spec, traces[k]) for k, spec in enumerate(checks)]
+    functional = sum(passes) / len(passes)
+    failed = [str(k + 1) for k, ok in enumerate(passes) if not ok]
+    feedback = "the task's conditions hold in every situation" if not failed else (
+        f"the task's conditions do not hold in situation {', '.join(failed)}")  # fmt: skip
+    return Verdict(reward=functional, passed=all(passes), components={"functional": functional}, feedback=feedback)
 
 
-def reference_calls(program: str, state: WorldState) -> list[str]:
-    """The calls our own reference program makes on `state` (trusted generated text, never a candidate's)."""
+def reference_calls(program: str, states: Sequence[WorldState]) -> list[str]:
+    """The calls our own reference program makes on each state in turn, `done()` after each (trusted text)."""
+    return [call for state in states for call in _calls_on(program, state)]
+
+
+def _calls_on(program: str, state: WorldState) -> list[str]:
     robot = Robot(state)
     calls: list[str] = []
 

@@ -31,6 +31,7 @@ class Draft:
     labels: list[str]
     difficulty: int
     meta: dict[str, Any] = field(default_factory=dict)
+    timeout_ok: list[bool] | None = None  # per state: a run that never finishes may pass (None: none may)
 
 
 def q(text: str) -> str:
@@ -342,6 +343,58 @@ def search_deliver(rng: random.Random) -> Draft:
     return Draft("search_deliver", text, states, checks, ref, mutants, labels, 5)
 
 
+def wait_for_visitor(rng: random.Random) -> Draft:
+    """Wait at a spot for a visitor and guide them if they came for the event. Two states allow a timeout (the
+    visitor says no, or never comes: a program that keeps waiting never finishes), as RoboEval's waiting tasks do."""
+    rooms = _rooms(rng, rng.randint(4, 6))
+    spot, dest = rooms[1], rooms[2]
+    event = rng.choice(("workshop", "open day", "interview", "tour", "seminar", "book club"))
+    welcome, arrived = rng.choice(("Welcome", "Welcome aboard", "Welcome to the building")), rng.choice(
+        ("We have arrived", "Here we are", "This is the place"))  # fmt: skip
+    text = rng.choice(
+        [
+            "Wait in the {s} until someone shows up. Ask them whether they are here for the {e}; if they are, say "
+            '"{w}", ask them to follow you, take them to the {d} and say "{a}" there.',
+            "Stay in the {s} and keep checking for a visitor. When one arrives, ask if they came for the {e}. If so, "
+            'greet them with "{w}", guide them to the {d} and announce "{a}".',
+        ]
+    ).format(s=spot, e=event, w=welcome, d=dest, a=arrived)
+    ask = {"call": "ask", "words": [event]}
+    first = ["not", ["before_first", visit(spot), {"call": "go_to"}]]  # the spot is where the robot goes first
+    looks = ["at_first_visit", spot, {"call": "is_in_room"}]
+    came = [
+        "all", first, looks, ["at_first_visit", spot, ask],
+        # nested windows: after the question and before leaving for the destination, the welcome is said
+        ["after_first", ask, ["before_first", visit(dest), ["exists", {"call": "say", "words": [welcome]}]]],
+        say_at(dest, arrived),
+    ]  # fmt: skip
+    declined = ["all", first, looks, ["at_first_visit", spot, ask], ["not", ["exists", visit(dest)]]]
+    nobody = ["all", first, looks, ["not", ["exists", {"call": "ask"}]], ["not", ["exists", visit(dest)]]]
+    states = [
+        world(rng, rooms, rooms[0], people={spot: {".*": ["yes"]}}),
+        world(rng, rooms, rooms[0], people={spot: {".*": ["no"]}}),
+        world(rng, rooms, rooms[0], people={rooms[0]: {".*": ["yes"]}}),
+    ]
+
+    def body(welcome_at: str = "spot", goes: str = "if_yes") -> list[str]:
+        greet = [f"say({q(welcome)})", 'say("Please follow me")']
+        guide = [*greet * (welcome_at == "spot"), f"go_to({q(dest)})", *greet * (welcome_at == "dest"),
+                 f"say({q(arrived)})", "break"]  # fmt: skip
+        answer = f'answer = ask("visitor", "Are you here for the {event}?", ["yes", "no"])'
+        decide = ['if answer == "yes":', *(f"    {line}" for line in guide)] if goes == "if_yes" else guide
+        return ["import time", f"go_to({q(spot)})", "while True:", '    if is_in_room("person"):',
+                f"        {answer}", *(f"        {line}" for line in decide), "    time.sleep(1)"]  # fmt: skip
+
+    mutants = [
+        body(goes="always"),  # guides a visitor who said no
+        body(welcome_at="dest"),  # welcomes only after leaving the spot
+        [f"go_to({q(dest)})", f"say({q(arrived)})"],  # never waits or asks
+    ]
+    return Draft("wait_for_visitor", text, states, [came, declined, nobody], body(), mutants,
+                 ["Correct Initial/Terminal", "Event Ordering", "Ask/Say Statement at Location"], 3,
+                 timeout_ok=[False, True, True])  # fmt: skip
+
+
 KINDS: dict[str, Callable[[random.Random], Draft]] = {
     "action_location": action_location,
     "event_ordering": event_ordering,
@@ -351,4 +404,6 @@ KINDS: dict[str, Callable[[random.Random], Draft]] = {
     "open_world": open_world,
     "exhaustive_search": exhaustive_search,
     "search_deliver": search_deliver,
+    "wait_for_visitor": wait_for_visitor,
 }
+PROGRAM_ONLY = frozenset({"wait_for_visitor"})  # a state that never finishes has no call-by-call episode

@@ -6,7 +6,7 @@ This loader reads the task modules from the user's own checkout (`roboeval_path=
 offers them only as the `eval` split, marks every task `eval_only`, and refuses the train split. Use it to
 report pass@1 as the original does (a program passes a prompt only if every state's check holds), never to train.
 
-How it judges: the program runs in our sandbox on each of the task's states (converted to our `WorldState`), the
+How it judges: the answer is rewritten as the original runner rewrites it (`convert.py`), runs in our sandbox on each of the task's states (converted to our `WorldState`), the
 parent replays the call log on its own simulator, turns the trace into the checkout's own trace objects
 (`benchmark.rtl.Trace` of `TraceElement(kind, value1, value2)`) and calls the task's own test function.
 Importing the checkout runs its Python code in this process: point it only at a checkout you trust.
@@ -28,7 +28,7 @@ from rlvr_gym import Task
 from rlvr_gym.family import TaskSource
 from rlvr_gym.types import EnvUnavailable
 
-from .simulator import Call, WorldState
+from .simulator import Call, WorldState, events
 from .tasks import API_DOC, FORMAT
 
 ENV_VAR = "RLVR_ROBOEVAL_PATH"
@@ -89,17 +89,16 @@ _KINDS = {"go_to": "GoTo", "is_in_room": "CheckEntity", "ask": "Ask", "say": "Sa
 
 
 def events_of(trace: Sequence[Call]) -> list[tuple[str, str, list[str] | None]]:
-    """Our trace as the original's events: go_to/ask even when they failed, pick/place only on success."""
-    events = []
-    for c in trace:
-        kind = _KINDS.get(c.name)
-        if kind is None or (c.error is not None and c.name in ("pick", "place", "say", "is_in_room")):
-            continue
+    """Our trace as the original's events (`simulator.events`: go_to/ask even when they failed, pick/place only on
+    success, nothing after a print), values as the program passed them (the converter lower-cased its literals)."""
+    found: list[tuple[str, str, list[str] | None]] = []
+    for c in events(trace):
         if c.name == "ask":
-            events.append((kind, str(c.args[1]).lower(), [str(o).lower() for o in c.args[2]]))
+            options = c.args[2] if isinstance(c.args[2], (list, tuple)) else []
+            found.append((_KINDS["ask"], str(c.args[1]), [str(o) for o in options]))
         else:
-            events.append((kind, str(c.args[0]).lower(), None))
-    return events
+            found.append((_KINDS[c.name], str(c.args[0]), None))
+    return found
 
 
 class RoboEvalTasks(TaskSource):

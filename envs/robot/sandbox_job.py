@@ -17,6 +17,7 @@ own simulator (`replay.py`).
 import json
 import os
 import sys
+from types import SimpleNamespace
 
 try:  # for readers and linters; in the sandbox these names come from the texts sent just before this one
     from rlvr_gym.sandboxes.jail import (
@@ -114,7 +115,9 @@ def api(robot, log):
         log.append({"name": "print", "args": []})
         robot.print()
 
-    return {**{name: wrap(name) for name in API_NAMES}, "print": printed}
+    functions = {name: wrap(name) for name in API_NAMES}
+    # `robot`: the same functions as attributes, for programs in the original's rewritten form (`robot.go_to(...)`)
+    return {**functions, "robot": SimpleNamespace(**functions), "print": printed}
 
 
 def run_one(code, run):

@@ -13,7 +13,7 @@ from typing import Any
 from rlvr_gym import Task
 from rlvr_gym.family import TaskSource
 
-from .kinds import KINDS, Draft, program
+from .kinds import KINDS, PROGRAM_ONLY, Draft, program
 
 API_DOC = """You control a mobile robot through these Python functions (already defined, do not import them):
 - get_current_location() -> str: the room the robot is in now.
@@ -47,7 +47,7 @@ def draft_task(draft: Draft) -> dict[str, Any]:
         "kind": draft.kind,
         "states": [s.to_json() for s in draft.states],
         "checks": draft.checks,
-        "timeout_ok": [False] * len(draft.states),
+        "timeout_ok": list(draft.timeout_ok or [False] * len(draft.states)),
         "mutants": [program(m) for m in draft.mutants],
     }
 
@@ -71,10 +71,14 @@ class RobotTasks(TaskSource):
         if mode not in self.MODES:
             raise ValueError(f"mode must be one of {self.MODES}, got {mode!r}")
         self.mode = mode
-        chosen = list(kinds) if kinds else list(KINDS)
+        chosen = list(kinds) if kinds else [k for k in KINDS if mode == "program" or k not in PROGRAM_ONLY]
         unknown = [k for k in chosen if k not in KINDS]
         if unknown:
             raise ValueError(f"unknown robot task kinds {unknown}; choose from {sorted(KINDS)}")
+        if mode == "interactive" and set(chosen) & PROGRAM_ONLY:
+            raise ValueError(
+                f"kinds {sorted(set(chosen) & PROGRAM_ONLY)} have states that never finish: program mode only"
+            )
         self.kinds = chosen
         self.limit = size
 
@@ -92,7 +96,7 @@ class RobotTasks(TaskSource):
             return [answer_for(draft.reference)]
         from .interactive import reference_calls
 
-        return reference_calls(program(draft.reference), draft.states[0])
+        return reference_calls(program(draft.reference), draft.states)
 
     def task(self, index: int) -> Task:
         draft = self.draw(index, self._draft, lambda d: d.instruction)
@@ -104,7 +108,7 @@ class RobotTasks(TaskSource):
             difficulty=draft.difficulty,
             kind=draft.kind,
             constraints=draft.labels,
-            num_states=len(draft.states) if self.mode == "program" else 1,
+            num_states=len(draft.states),
             mode=self.mode,
             **draft.meta,
         )
