@@ -21,11 +21,23 @@ from typing import Any
 
 from rlvr_gym.family import stable_seed
 
-from .lexicon import BRAND_PARTS, CATEGORY_NAMES, MODIFIERS, OPTION_VALUES, TYPES, ProductType
+from .lexicon import BRAND_PARTS, CATEGORY_ATTRIBUTES, CATEGORY_NAMES, MODIFIERS, OPTIONS, TYPES, ProductType
 from .matching import option_matches
 
-CATALOG_VERSION = 4  # bump when generation changes: it keys the on-disk index cache
+CATALOG_VERSION = 5  # bump when generation changes: it keys the on-disk index cache
+DEFAULT_SIZE = 10_000  # products in the default catalog (the original's search indexes: 100, 1k, 100k, all)
 OPTION_VALUES_PER_DIM = (3, 8)  # values a product offers per option dimension (fewer when the pool runs out)
+RANGE_SHARE = 0.15  # products listed with a price range ("$a to $b")
+NO_REVIEW_SHARE = 0.12  # products without reviews (shown as "Rating: N.A.", as every product in the original)
+SHOWN_REVIEWS = 5
+CROSS_SELL_SHARE = 0.5  # descriptions that name another product type of the category (as real listings do)
+REVIEW_TEXT = {
+    1: ("Very disappointed", "This {head} was not {attr} at all. Returned it."),
+    2: ("Not as described", "The {head} is okay but I expected it to be more {attr}."),
+    3: ("It's fine", "Average {head}. {attr} is true, but the quality could be better."),
+    4: ("Good value", "Nice {head}, {attr} as advertised. Would buy again."),
+    5: ("Love it!", "Exactly what I wanted: a {attr} {head}. Highly recommend."),
+}
 DATA_ENV = "WEBSHOP_DATA"
 
 
@@ -43,11 +55,21 @@ class Product:
     query: str
     product_category: str
     category: str
+    Reviews: list[dict[str, Any]] = field(default_factory=list)  # {"score", "title", "body"}
+    Rating: float | None = None  # mean stars; None shows as "N.A." (the original's loader sets every product so)
+    price_range: tuple[float, float] | None = None  # a listed "$a to $b"; `price` then lies inside it
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def price_text(self) -> str:
+        """The listed price, WebShop's `Price` field: "$a", or "$a to $b" for a range."""
+        if self.price_range:
+            return f"${self.price_range[0]:.2f} to ${self.price_range[1]:.2f}"
         return f"${self.price:.2f}"
+
+    @property
+    def rating_text(self) -> str:
+        return "N.A." if self.Rating is None else f"{self.Rating:.1f}"
 
     def contents(self) -> str:
         """The search document, WebShop's recipe: lower(title, description, first bullet, options)."""
@@ -95,32 +117,47 @@ def _brand(rng: random.Random) -> str:
     return "".join(rng.choice(BRAND_PARTS) for _ in range(rng.randint(2, 3))).capitalize()
 
 
-def _price(rng: random.Random, low: float, high: float) -> float:
-    mu, sigma = (math.log(low) + math.log(high)) / 2, (math.log(high) - math.log(low)) / 4
-    value = min(max(rng.lognormvariate(mu, sigma), low * 0.6), high * 1.6)
-    return round(math.floor(value) + rng.choice((0.99, 0.49, 0.95, 0.0)), 2)
+def _shelf_price(value: float, rng: random.Random) -> float:
+    """A shelf price: whole dollars plus a retail ending (.99 most often), never below $1."""
+    return round(max(1.0, math.floor(value)) + rng.choice((0.99, 0.99, 0.49, 0.95, 0.0)), 2)
+
+
+def draw_price(rng: random.Random, low: float, high: float) -> tuple[float, tuple[float, float] | None]:
+    """(price, display range or None). Prices are lognormal with `low`/`high` as the 2.5% / 97.5% points (retail
+    prices are right-skewed); `RANGE_SHARE` of products list a range ("$a to $b") and then, as in the original's
+    loader, the price used for goals and reward is uniform in that range, drawn once."""
+    mu, sigma = (math.log(low) + math.log(high)) / 2, (math.log(high) - math.log(low)) / 3.92
+    base = _shelf_price(rng.lognormvariate(mu, sigma), rng)
+    if rng.random() >= RANGE_SHARE:
+        return base, None
+    top = _shelf_price(base * rng.uniform(1.1, 1.8), rng)
+    if top <= base:
+        return base, None
+    return round(rng.uniform(base, top), 2), (base, top)
 
 
 @lru_cache(maxsize=64)
 def option_pool(dim: str) -> tuple[tuple[str, ...], frozenset[tuple[str, str]]]:
-    """A dimension's usable values and its confusable pairs, under WebShop's option score with tuple goals.
+    """A vocabulary's usable values and its confusable pairs, under WebShop's option score with tuple goals.
 
-    A value the score cannot match even against its own goal `(dim, value)` (e.g. "blueberry", which
-    `normalize_color` turns into "blue" on the purchased side only) is dropped; a pair is confusable when buying
-    one satisfies a goal naming the other, so no product offers both.
+    A value the score cannot match even against its own goal `(name, value)` is dropped; a pair is confusable when
+    buying one satisfies a goal naming the other (e.g. "large" satisfies "x-large", "pack of 1" satisfies "pack of
+    12", "navy blue" satisfies "blue": the original's token-set score and `normalize_color`), so no product offers
+    both and a wrong choice never scores.
     """
-    usable = tuple(v for v in OPTION_VALUES[dim] if option_matches(v, (dim, v)))
+    name, values = OPTIONS[dim]
+    usable = tuple(v for v in values if option_matches(v, (name, v)))
     clash = frozenset(
-        (a, b) for a in usable for b in usable if a != b and (option_matches(a, (dim, b)) or option_matches(a, b))
+        (a, b) for a in usable for b in usable if a != b and (option_matches(a, (name, b)) or option_matches(a, b))
     )
     return usable, clash
 
 
 def distinct_values(rng: random.Random, dim: str, k: int) -> list[str]:
-    """Up to `k` option values of `dim`, no two of which the WebShop option score confuses."""
+    """Up to `k` option values of vocabulary `dim`, no two of which the WebShop option score confuses."""
     pool, clash = option_pool(dim)
     chosen: list[str] = []
-    for value in rng.sample(pool, min(len(pool), k + 2)):
+    for value in rng.sample(pool, min(len(pool), k + 4)):
         if all((value, other) not in clash and (other, value) not in clash for other in chosen):
             chosen.append(value)
         if len(chosen) == k:
@@ -128,12 +165,48 @@ def distinct_values(rng: random.Random, dim: str, k: int) -> list[str]:
     return chosen
 
 
+def draw_reviews(rng: random.Random, kind: ProductType, attrs: list[str]) -> tuple[list[dict[str, Any]], float | None]:
+    """Reviews and the mean star rating. Review counts are heavy-tailed (lognormal, many products with none) and
+    stars J-shaped (mostly 5, then 1), the shape of retail review data; a product's quality shifts the stars. Up
+    to `SHOWN_REVIEWS` are shown. They may name attributes the product lacks: the reward never reads reviews."""
+    count = 0 if rng.random() < NO_REVIEW_SHARE else max(1, int(rng.lognormvariate(3.0, 1.5)))
+    if not count:
+        return [], None
+    quality = rng.betavariate(5, 1.6)  # mean ~0.76: most products are liked
+    weights = (0.5 * (1 - quality) + 0.02, 0.3 * (1 - quality), 0.4 * (1 - quality) + 0.05, 0.3 * quality, quality)
+    shown = min(count, SHOWN_REVIEWS)
+    stars = rng.choices((1, 2, 3, 4, 5), weights=weights, k=max(shown, min(count, 200)))
+    pool = [*attrs, *kind.attributes]
+    reviews = []
+    for score in stars[:shown]:
+        attr = rng.choice(pool)
+        title, body = REVIEW_TEXT[score]
+        reviews.append(
+            {
+                "score": score,
+                "title": title,
+                "body": body.format(head=kind.head, attr=attr),
+            }
+        )
+    return reviews, round(sum(stars) / len(stars), 1)
+
+
+_SAME_CATEGORY = {c: [t for t in TYPES if t.category == c] for c in CATEGORY_NAMES}
+
+
 def generate_product(seed: int, index: int, kind: ProductType | None = None) -> Product:
     rng = random.Random(stable_seed("webshop-product", CATALOG_VERSION, seed, index))
     kind = kind or rng.choice(TYPES)
     brand, modifier = _brand(rng), rng.choice(MODIFIERS)
-    attrs = rng.sample(kind.attributes, rng.randint(2, min(4, len(kind.attributes))))
-    options = {dim: distinct_values(rng, dim, rng.randint(*OPTION_VALUES_PER_DIM)) for dim in kind.options}
+    own = rng.sample(kind.attributes, rng.randint(2, min(3, len(kind.attributes))))
+    shared = rng.sample(CATEGORY_ATTRIBUTES[kind.category], rng.randint(1, 2))
+    attrs = [*own, *(a for a in shared if a not in own)]
+    rng.shuffle(attrs)
+    options: dict[str, list[str]] = {}
+    for dim in kind.options:
+        values = distinct_values(rng, dim, rng.randint(*OPTION_VALUES_PER_DIM))
+        if values:
+            options[OPTIONS[dim][0]] = values
     title = f"{brand} {modifier.title()} {attrs[0].title()} {kind.head.title()}"
     if len(attrs) > 1:
         title += f", {attrs[1].title()}"
@@ -143,23 +216,32 @@ def generate_product(seed: int, index: int, kind: ProductType | None = None) -> 
         f"The {brand} {modifier} {kind.head} is a {attrs[0]} choice for everyday use. "
         f"Designed with care and tested for quality."
     )
+    if rng.random() < CROSS_SELL_SHARE:  # listing noise: another type of the category named in the text
+        other = rng.choice(_SAME_CATEGORY[kind.category])
+        if other.query != kind.query:
+            description += f" Pairs well with our {other.query}."
+    price, price_range = draw_price(rng, *kind.price)
+    reviews, rating = draw_reviews(rng, kind, attrs)
     path = " › ".join((CATEGORY_NAMES[kind.category], *kind.path))
     return Product(
         asin=_asin(seed, index),
         Title=title,
         Description=description,
         BulletPoints=bullets,
-        Attributes=list(attrs),
-        options={k: v for k, v in options.items() if v},
-        price=_price(rng, *kind.price),
+        Attributes=attrs,
+        options=options,
+        price=price,
         query=kind.query,
         product_category=path,
         category=kind.category,
+        Reviews=reviews,
+        Rating=rating,
+        price_range=price_range,
     )
 
 
 @lru_cache(maxsize=4)
-def generated_catalog(size: int = 1000, seed: int = 0) -> Catalog:
+def generated_catalog(size: int = DEFAULT_SIZE, seed: int = 0) -> Catalog:
     """`size` products; types are dealt round-robin over a seeded permutation so every type is represented."""
     if size < 1:
         raise ValueError("catalog size must be >= 1")
@@ -208,10 +290,11 @@ def product_from_record(record: dict[str, Any], attributes: list[str] | None, rn
         BulletPoints=bullets,
         Attributes=list(attributes or ["DUMMY_ATTR"]),
         options=options,
-        price=round(price, 2),
+        price=price,  # unrounded, as the original's loader keeps it
         query=str(record["query"]).lower().strip(),
         product_category=str(record["product_category"]),
         category=str(record.get("category", "")),
+        price_range=(prices[0], prices[1]) if len(prices) >= 2 else None,
     )
 
 
@@ -252,7 +335,7 @@ def _cached_load(path: str) -> Catalog:
     return load_webshop(path)
 
 
-def get_catalog(size: int = 1000, seed: int = 0, data: str | None = None) -> Catalog:
+def get_catalog(size: int = DEFAULT_SIZE, seed: int = 0, data: str | None = None) -> Catalog:
     """The catalog an env uses: the WebShop files at `data` (or $WEBSHOP_DATA) when set, else a generated one."""
     data = data or os.environ.get(DATA_ENV) or None
     return _cached_load(str(Path(data).resolve())) if data else generated_catalog(size, seed)

@@ -10,11 +10,13 @@ from rlvr_gym import Env, Message, StepResult, Task, Verdict
 from rlvr_gym.env import feedback
 
 from . import floor
+from .pages import render_html
 from .shop import ShopSession, render_text
 from .tasks import WebShopTasks
 from .verifier import DEFAULT_MAX_TURNS, new_session, purchase_verdict, verify, wrong_answers
 
-MODES = ("text", "text_rich")
+MODES = ("text", "text_rich", "html")  # the original's modes (its `url` mode is not offered)
+HTML_SESSION = "episode"  # the session id in the html observation's links
 
 
 class WebShopEnv(Env):
@@ -39,7 +41,12 @@ class WebShopEnv(Env):
     def observe(self, clicked: str = "", note: str = "") -> str:
         assert self.session is not None
         page = self.session.page()
-        text = render_text(page, self.observation_mode, clicked)
+        if self.observation_mode == "html":
+            purchase = self.session.purchase
+            text = render_html(page, HTML_SESSION, message=note, reward=purchase.reward if purchase else None)
+            note = ""
+        else:
+            text = render_text(page, self.observation_mode, clicked)
         if self.show_actions and not self.session.done:
             keys = [e.label for e in page.clickables().values()]
             allowed = (["search[<keywords>]"] if page.has_search_bar else []) + [f"click[{k}]" for k in keys]

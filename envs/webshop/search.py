@@ -1,55 +1,87 @@
-"""BM25 search over the catalog: tantivy (default, cached on disk per catalog digest) and bm25s (pure numpy).
+"""BM25 search over the catalog, as the original's pyserini/Lucene index ranks it (ENVS-NEXT §1.2).
 
-Both engines see the same documents (WebShop's `contents` recipe, `Product.contents`) through the same analyzer
-(`analyze`: lower-case alphanumeric words with a light plural stemmer), so they rank with the same terms and differ
-only in BM25 arithmetic (tantivy quantises document lengths). Parameters are Lucene's defaults, k1=1.2, b=0.75,
-which is what tantivy implements. Results are at most `SEARCH_RETURN_N` ASINs, ties broken by catalog order.
+`lucene` (default): BM25 with Anserini's parameters k1 = 0.9, b = 0.4, computed the way Lucene 8 does: idf =
+ln(1 + (N - df + 0.5) / (df + 0.5)), a document's length stored in one byte (`SmallFloat.intToByte4`, so lengths
+past 40 are rounded down to `LENGTH_TABLE`), the average length exact, float32 arithmetic, a repeated query term
+weighted by its count (Anserini's bag-of-words query), ties by catalog order (Lucene's doc id order). Pure numpy,
+built in memory in about a second per 10k products.
+`bm25s`: bm25s with the same k1/b and idf (no length quantisation), a cross-check.
+`tantivy`: a fast on-disk index; tantivy's BM25 is fixed at k1 = 1.2, b = 0.75, so it ranks like Lucene's library
+defaults, not like the original; kept for the 100k benchmark.
 
-tantivy stores document lengths in one byte (exact up to 40 tokens, then in steps that double every 8 codes), so
-every document is padded with a filler term to the next length tantivy stores exactly (`FIELDNORMS`). Both engines
-index the padded documents, which makes their length normalisation, and so their rankings, agree.
+All engines see the same documents (WebShop's `contents` recipe, `Product.contents`) through one analyzer that
+follows Lucene's English analyzer: standard-tokenizer words (numbers keep their decimal point), possessive 's
+dropped, lower case, Lucene's 33 English stop words removed, then a light plural stemmer (the original uses Porter;
+see docs/webshop.md). Results are at most `SEARCH_RETURN_N` ASINs.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 import threading
 from abc import ABC, abstractmethod
+from collections import Counter
 from pathlib import Path
 
 from .catalog import Catalog, Product
 
 SEARCH_RETURN_N = 50
 MAX_QUERY_TERMS = 64
-K1, B = 1.2, 0.75
+K1, B = 0.9, 0.4  # Anserini's BM25 defaults, which the original's LuceneSearcher uses
+TANTIVY_K1_B = (1.2, 0.75)  # fixed inside tantivy
 MAX_TIE = 5000  # widest tie window fetched from tantivy when its doc ids are not catalog order
-INDEX_VERSION = 1  # bump when the document terms change: it keys the on-disk index
+INDEX_VERSION = 2  # bump when the document terms change: it keys the on-disk index
 _VOWELS = set("aeiou")
 FILLER = "_"  # never produced by `analyze`, so no query can match it
+# Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET.
+STOP_WORDS = frozenset(
+    "a an and are as at be but by for if in into is it no not of on or such that the their then there these they "
+    "this to was will with".split()
+)
+# Standard-tokenizer words: runs of letters/digits; '.' and an apostrophe join two runs, ',' joins two digit runs.
+_WORD = re.compile(r"[a-z0-9]+(?:(?:[.']|(?<=[0-9]),(?=[0-9]))[a-z0-9]+)*")
+MAX_WORD = 40
 
 
-def _fieldnorms() -> tuple[int, ...]:
-    values, step = list(range(41)), 2
-    while len(values) < 256:
-        values += [values[-1] + step * (i + 1) for i in range(8)]
-        step *= 2
-    return tuple(values[:256])
+def _int4_to_long(i: int) -> int:
+    bits, shift = i & 0x07, (i >> 3) - 1
+    return bits if shift == -1 else (bits | 0x08) << shift
 
 
-FIELDNORMS = _fieldnorms()  # the document lengths tantivy's one-byte field norm encodes exactly
+def _length_table() -> tuple[int, ...]:
+    """Lucene's `SmallFloat.byte4ToInt` over the 256 byte values: the document lengths a norm can hold."""
+    free = 24  # NUM_FREE_VALUES = 255 - longToInt4(Integer.MAX_VALUE)
+    return tuple(i if i < free else free + _int4_to_long(i - free) for i in range(256))
+
+
+LENGTH_TABLE = _length_table()
+FIELDNORMS = LENGTH_TABLE  # tantivy ports Lucene's encoding: the same lengths are exact in both
+
+
+def stored_length(n: int) -> int:
+    """The length Lucene keeps for a document of `n` terms (its one-byte norm rounds down)."""
+    lo, hi = 0, 255
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if LENGTH_TABLE[mid] <= n:
+            lo = mid
+        else:
+            hi = mid - 1
+    return LENGTH_TABLE[lo]
 
 
 def padded(terms: list[str]) -> list[str]:
-    """`terms` plus filler up to the next exactly encoded length (unchanged past the table's end)."""
+    """`terms` plus filler up to the next exactly encoded length (tantivy only: it makes its length norm exact)."""
     n = len(terms)
     target = next((v for v in FIELDNORMS if v >= n), n)
     return terms + [FILLER] * (target - n)
 
 
 def document_terms(product: Product) -> list[str]:
-    return padded(analyze(product.contents()))
+    return analyze(product.contents())
 
 
 def stem(word: str) -> str:
@@ -64,19 +96,17 @@ def stem(word: str) -> str:
 
 
 def analyze(text: str, limit: int | None = None) -> list[str]:
-    """Terms of a text: lower-cased runs of ASCII letters/digits, stemmed; linear in the text's length."""
+    """Terms of a text (see the module doc); linear in the text's length."""
     terms: list[str] = []
-    word: list[str] = []
-    for ch in text.lower() + " ":
-        if ("a" <= ch <= "z") or ("0" <= ch <= "9"):
-            word.append(ch)
+    for match in _WORD.finditer(text.lower()):
+        word = match.group()
+        if word.endswith(("'s", "'")):
+            word = word[:-2] if word.endswith("'s") else word[:-1]
+        if not word or len(word) > MAX_WORD or word in STOP_WORDS:
             continue
-        if word:
-            if len(word) <= 40:
-                terms.append(stem("".join(word)))
-                if limit is not None and len(terms) >= limit:
-                    return terms
-            word = []
+        terms.append(stem(word))
+        if limit is not None and len(terms) >= limit:
+            break
     return terms
 
 
@@ -137,7 +167,7 @@ class TantivyEngine(SearchEngine):
             writer = index.writer(heap_size=200_000_000, num_threads=1)
             for i, product in enumerate(self.catalog.products):
                 doc = self._t.Document()
-                doc.add_text("contents", " ".join(document_terms(product)))
+                doc.add_text("contents", " ".join(padded(document_terms(product))))
                 doc.add_unsigned("idx", i)
                 writer.add_document(doc)
             writer.commit()
@@ -153,7 +183,10 @@ class TantivyEngine(SearchEngine):
 
     def scored(self, terms: list[str], k: int) -> list[tuple[float, int]]:
         t = self._t
-        clauses = [(t.Occur.Should, t.Query.term_query(self.schema, "contents", term)) for term in dict.fromkeys(terms)]
+        clauses = [
+            (t.Occur.Should, _boosted(t, t.Query.term_query(self.schema, "contents", term), count))
+            for term, count in Counter(terms).items()
+        ]
         query = t.Query.boolean_query(clauses)
         if self.direct:  # tantivy orders equal scores by ascending doc id, which is catalog order here
             return [(float(score), address.doc) for score, address in self.searcher.search(query, limit=k).hits]
@@ -174,8 +207,13 @@ class TantivyEngine(SearchEngine):
         return all(self.searcher.doc(self._t.DocAddress(0, i)).get_first("idx") == i for i in probe)
 
 
+def _boosted(t, query, count: int):  # type: ignore[no-untyped-def]
+    """A query term repeated `count` times weighs `count` times (Anserini's bag-of-words query)."""
+    return query if count == 1 else t.Query.boost_query(query, float(count))
+
+
 class BM25sEngine(SearchEngine):
-    """bm25s with Lucene's scoring variant and parameters, over the same analyzed terms."""
+    """bm25s with Lucene's scoring variant and the original's parameters, over the same analyzed terms."""
 
     name = "bm25s"
 
@@ -191,7 +229,7 @@ class BM25sEngine(SearchEngine):
     def scored(self, terms: list[str], k: int) -> list[tuple[float, int]]:
         import numpy as np
 
-        ids = [self.vocab[t] for t in dict.fromkeys(terms) if t in self.vocab]
+        ids = [self.vocab[t] for t in terms if t in self.vocab]  # a repeated term counts again, as in Anserini
         if not ids:
             return []
         scores = (
@@ -199,22 +237,78 @@ class BM25sEngine(SearchEngine):
             if hasattr(self.retriever, "get_scores_from_ids")
             else self.retriever.get_scores([t for t in terms if t in self.vocab])
         )
-        positive = np.nonzero(scores > 0)[0]
-        if len(positive) > k:  # the k best by (score desc, catalog index asc), in O(n)
-            values = scores[positive]
-            kth = np.partition(values, len(values) - k)[len(values) - k]
-            above = positive[values > kth]
-            positive = np.concatenate([above, positive[values == kth][: k - len(above)]])
-        order = positive[np.lexsort((positive, -scores[positive]))]
-        return [(float(scores[i]), int(i)) for i in order]
+        return top_k(np, scores, k)
 
 
-ENGINES = {"tantivy": TantivyEngine, "bm25s": BM25sEngine}
+class LuceneEngine(SearchEngine):
+    """BM25 as the original's Lucene index computes it (module doc), over postings held in numpy arrays."""
+
+    name = "lucene"
+
+    def __init__(self, catalog: Catalog, k1: float = K1, b: float = B) -> None:
+        import numpy as np
+
+        super().__init__(catalog)
+        self.k1, self.b = k1, b
+        vocab: dict[str, int] = {}
+        term_ids: list[int] = []
+        doc_ids: list[int] = []
+        freqs: list[int] = []
+        lengths = np.zeros(len(catalog.products), dtype=np.int64)
+        for d, product in enumerate(catalog.products):
+            terms = document_terms(product)
+            lengths[d] = len(terms)
+            for term, tf in Counter(terms).items():
+                term_ids.append(vocab.setdefault(term, len(vocab)))
+                doc_ids.append(d)
+                freqs.append(tf)
+        order = np.argsort(np.asarray(term_ids, dtype=np.int64), kind="stable")
+        self.vocab = vocab
+        self.docs = np.asarray(doc_ids, dtype=np.int64)[order]
+        self.freqs = np.asarray(freqs, dtype=np.float32)[order]
+        self.offsets = np.searchsorted(np.asarray(term_ids, dtype=np.int64)[order], np.arange(len(vocab) + 1))
+        n = len(catalog.products)
+        df = np.diff(self.offsets).astype(np.float64)
+        self.idf = np.log(1 + (n - df + 0.5) / (df + 0.5)).astype(np.float32)
+        avgdl = np.float32(lengths.sum() / max(1, n))
+        stored = np.asarray([stored_length(int(x)) for x in lengths], dtype=np.float32)
+        # Lucene's per-document 1 / (k1 * (1 - b + b * dl / avgdl)), in float32
+        self.norm_inverse = np.float32(1) / (np.float32(k1) * (np.float32(1 - b) + np.float32(b) * stored / avgdl))
+        self._np = np
+
+    def scored(self, terms: list[str], k: int) -> list[tuple[float, int]]:
+        np = self._np
+        scores = np.zeros(len(self.asins), dtype=np.float32)
+        for term, count in Counter(terms).items():
+            t = self.vocab.get(term)
+            if t is None:
+                continue
+            lo, hi = self.offsets[t], self.offsets[t + 1]
+            docs = self.docs[lo:hi]
+            weight = np.float32(count) * self.idf[t]
+            scores[docs] += weight - weight / (np.float32(1) + self.freqs[lo:hi] * self.norm_inverse[docs])
+        return top_k(np, scores, k)
+
+
+def top_k(np, scores, k: int) -> list[tuple[float, int]]:  # type: ignore[no-untyped-def]
+    """The k best positive scores by (score desc, catalog index asc), in O(n)."""
+    positive = np.nonzero(scores > 0)[0]
+    if len(positive) > k:
+        values = scores[positive]
+        kth = np.partition(values, len(values) - k)[len(values) - k]
+        above = positive[values > kth]
+        positive = np.concatenate([above, positive[values == kth][: k - len(above)]])
+    order = positive[np.lexsort((positive, -scores[positive]))]
+    return [(float(scores[i]), int(i)) for i in order]
+
+
+ENGINES = {"lucene": LuceneEngine, "tantivy": TantivyEngine, "bm25s": BM25sEngine}
+DEFAULT_ENGINE = "lucene"
 _cache: dict[tuple[str, str], SearchEngine] = {}
 _lock = threading.Lock()
 
 
-def get_engine(catalog: Catalog, name: str = "tantivy") -> SearchEngine:
+def get_engine(catalog: Catalog, name: str = DEFAULT_ENGINE) -> SearchEngine:
     """One engine per (catalog, engine name) per process."""
     if name not in ENGINES:
         raise ValueError(f"unknown search engine {name!r}; choose one of {sorted(ENGINES)}")

@@ -208,7 +208,7 @@ class ShopSession:
         elements += [
             Element("text", product.Title),
             Element("price", f"Price: {product.price_text}"),
-            Element("text", "Rating: N.A."),
+            Element("text", f"Rating: {product.rating_text}"),
         ]
         elements += [Element("button", s.capitalize(), s) for s in SUB_PAGES]
         elements.append(Element("button", "Buy Now", BUY))
@@ -216,7 +216,8 @@ class ShopSession:
 
     def _sub_page(self) -> list[Element]:
         product: Product = self.catalog.by_asin[self.asin]
-        body = {"description": [product.Description], "features": list(product.BulletPoints), "reviews": []}
+        reviews = [f"{r['title']} [SEP] {r['score']} out of 5 [SEP] {r['body']}" for r in product.Reviews]
+        body = {"description": [product.Description], "features": list(product.BulletPoints), "reviews": reviews}
         return [*self._header(), Element("button", "< Prev", PREV), *(Element("text", t) for t in body[self.sub_page])]
 
     def _done_page(self) -> list[Element]:

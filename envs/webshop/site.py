@@ -1,6 +1,7 @@
 """The shop as a web site: FastAPI over the same `ShopSession` the text env uses, rendered as HTML.
 
-One page model, two renderers: `shop.render_text` for the text env, `render_html` here. Every page element is
+One page model, two renderers: `shop.render_text` for the text env, `pages.render_html` here (and in the
+env's `html` observation mode). Every page element is
 escaped. A session is one episode (one goal); actions arrive as links, a search form and radio buttons, are turned
 into the text env's own `search[...]` / `click[...]` strings and applied by `ShopSession.act`, so a purchase gets
 exactly the reward the text env would give for the same actions. Unknown sessions and bad requests are 4xx.
@@ -11,13 +12,11 @@ otherwise.
 
 from __future__ import annotations
 
-import html
 import secrets
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
 
 from fastapi import FastAPI, Form, Request
 from fastapi.exceptions import RequestValidationError
@@ -25,17 +24,15 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 
 from rlvr_gym.http_guard import GuardPolicy, RateLimiter, RequestRefused, client_of, guard, loads_bounded
 
-from .shop import Page, ShopSession, render_text
+from .pages import escape as _e
+from .pages import render_html
+from .shop import ShopSession, render_text
 from .tasks import WebShopTasks
 from .verifier import new_session
 
 MAX_SESSIONS = 512
 MAX_FIELD_CHARS = 2000
 STARTS_PER_S = 10.0  # new sessions per second per client, in bursts of 64: a flood cannot churn the whole LRU
-STYLE = (
-    "body{font-family:sans-serif;max-width:60em;margin:1em auto}.btn{display:inline-block;margin:.2em;"
-    "padding:.2em .6em;border:1px solid #888;border-radius:4px;text-decoration:none}.product-link{font-weight:bold}"
-)
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action 'self'"
 
 
@@ -68,58 +65,6 @@ class SessionStore:
             if session is not None:
                 self._items.move_to_end(sid)
             return session
-
-
-def _e(text: str) -> str:
-    return html.escape(text, quote=True)
-
-
-def click_url(sid: str, key: str) -> str:
-    return f"/s/{quote(sid)}/click?target={quote(key, safe='')}"
-
-
-def render_html(page: Page, sid: str, message: str = "", reward: float | None = None) -> str:
-    """The same `Page` the text env renders, as HTML (no external assets; the radio navigation is inline)."""
-    out = [
-        f"<!doctype html><html><head><meta charset='utf-8'><title>WebShop</title><style>{STYLE}</style></head><body>"
-    ]
-    if message:
-        out.append(f"<div id='message' role='alert'>{_e(message)}</div>")
-    group = ""
-    for e in page.elements:
-        if e.kind == "title":
-            out.append(f"<h2>{_e(e.label)}</h2>")
-        elif e.kind == "search_box":
-            out.append(
-                f"<form method='post' action='/s/{_e(quote(sid))}/search'>"
-                "<input id='search_input' name='search_query' type='text' autofocus>"
-                "<button type='submit' class='btn' id='search_button'>Search</button></form>"
-            )
-        elif e.kind == "button":
-            out.append(f"<a class='btn' href='{_e(click_url(sid, e.key))}'>{_e(e.label)}</a>")
-        elif e.kind == "product_link":
-            out.append(
-                f"<div class='result'><a class='product-link' href='{_e(click_url(sid, e.key))}'>"
-                f"{_e(e.label)}</a></div>"
-            )
-        elif e.kind == "option_group":
-            group = e.label
-            out.append(f"<h5 class='option-name'>{_e(e.label)}</h5>")
-        elif e.kind == "option":
-            checked = " checked" if e.selected else ""
-            out.append(
-                f"<label class='option'><input type='radio' name='{_e(group)}' value='{_e(e.label)}'"
-                f" data-url='{_e(click_url(sid, e.key))}' onchange='location.href=this.dataset.url'"
-                f"{checked}> {_e(e.label)}</label>"
-            )
-        elif e.kind == "price":
-            out.append(f"<p class='price'>{_e(e.label)}</p>")
-        else:
-            out.append(f"<p>{_e(e.label)}</p>")
-    if reward is not None:
-        out.append(f"<div id='reward'><pre data-reward='{reward!r}'>{reward:.4f}</pre></div>")
-    out.append("</body></html>")
-    return "".join(out)
 
 
 def site_policy(token: str | None = None) -> GuardPolicy:

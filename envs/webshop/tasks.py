@@ -25,10 +25,10 @@ from pydantic import BaseModel, ConfigDict
 from rlvr_gym import Task
 from rlvr_gym.family import TaskSource, split_of, stable_seed
 
-from .catalog import Catalog, Product, get_catalog
+from .catalog import DEFAULT_SIZE, Catalog, Product, get_catalog
 from .planner import blind_plans, plan_purchase
 from .reward import Goal
-from .search import SearchEngine, get_engine
+from .search import DEFAULT_ENGINE, SearchEngine, get_engine
 from .shop import ShopSession
 
 PRICE_GRID = tuple(range(10, 1000, 10))
@@ -38,12 +38,33 @@ WINDOWS = {"train": 256, "eval": 32}
 MAX_ATTEMPTS = 200_000
 MIN_OPTION_SPACE = 30  # option combinations the goal product offers (a blind choice is right 1 time in 30)
 NO_PRICE_BOUND = 1_000_000.0
+# Instruction bases in the style of the original's `items_ins_v2` instructions: lower case, first person, the type
+# with the goal's attributes before it or in a relative clause, no final period. `{a}` is the article.
 TEMPLATES = (
-    "i am looking for {article} {head} that is {attrs}",
-    "i need {article} {head} which is {attrs}",
-    "find me {article} {attrs} {head}",
-    "i want to buy {article} {head}, it should be {attrs}",
-    "looking for {article} {attrs} {head}",
+    "i am looking for {a} {head} that is {attrs}",
+    "i am looking for {a} {attrs} {head}",
+    "i'm looking for {a} {head} which is {attrs}",
+    "i'm looking for {a} {attrs} {head}",
+    "i need {a} {head} that is {attrs}",
+    "i need {a} {attrs} {head}",
+    "i want {a} {attrs} {head}",
+    "i want {a} {head} that is {attrs}",
+    "i would like {a} {attrs} {head}",
+    "i would like {a} {head} that is {attrs}",
+    "i'd like to buy {a} {head} which is {attrs}",
+    "i want to buy {a} {head}, it should be {attrs}",
+    "i am searching for {a} {attrs} {head}",
+    "i'm searching for {a} {head} that is {attrs}",
+    "find me {a} {attrs} {head}",
+    "find {a} {head} that is {attrs}",
+    "can you find me {a} {attrs} {head}",
+    "help me find {a} {head} that is {attrs}",
+    "please get me {a} {attrs} {head}",
+    "looking for {a} {attrs} {head}",
+    "i'm in need of {a} {attrs} {head}",
+    "show me {a} {head} which is {attrs}",
+    "get me {a} {head} that's {attrs}",
+    "i want to find {a} {attrs} {head}",
 )
 RULES = (
     "You are shopping in WebShop. Reach the product that fits the instruction and buy it.\n"
@@ -60,15 +81,32 @@ def price_upper(price: float, rng: random.Random) -> float:
     return float(max(rng.sample(above, 2)))
 
 
-def join_words(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+def join_words(items: list[str], rng: random.Random) -> str:
+    """ "a", "a and b", "a, b and c" or "a, b, and c" (both comma styles occur in the original's instructions)."""
+    if len(items) == 1:
+        return items[0]
+    last = ", and " if len(items) > 2 and rng.random() < 0.5 else " and "
+    return ", ".join(items[:-1]) + last + items[-1]
+
+
+def article(words: str) -> str:
+    return "an" if words[0] in "aeiou" else "a"
+
+
+def instruction_base(head: str, attrs: list[str], rng: random.Random) -> str:
+    """One paraphrase of "buy a `head` with `attrs`" in the original's instruction style."""
+    template = rng.choice(TEMPLATES)
+    attr_text = join_words(attrs, rng)
+    first = attr_text if template.index("{attrs}") < template.index("{head}") else head
+    return template.format(a=article(first), head=head, attrs=attr_text)
 
 
 def make_goal(product: Product, rng: random.Random) -> Goal:
+    """A synthetic goal as the original builds one (`get_synthetic_goals`): the instruction base, then " with
+    name: value, and ..." over the option names *sorted*, then the price text; goal options are (name, value)."""
     attrs = rng.sample(product.Attributes, rng.randint(1, min(3, len(product.Attributes))))
-    options = tuple((name, rng.choice(values)) for name, values in product.options.items())
-    head = product.query
-    text = rng.choice(TEMPLATES).format(article="an" if head[0] in "aeiou" else "a", head=head, attrs=join_words(attrs))
+    options = tuple((name, rng.choice(product.options[name])) for name in sorted(product.options))
+    text = instruction_base(product.query, attrs, rng).strip(".")
     if options:
         text += " with " + ", and ".join(f"{n}: {v}" for n, v in options)
     upper = price_upper(product.price, rng)
@@ -117,10 +155,10 @@ class ShopConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    catalog_size: int = 1000
+    catalog_size: int = DEFAULT_SIZE
     catalog_seed: int = 0
     data: str | None = None
-    engine: str = "tantivy"
+    engine: str = DEFAULT_ENGINE
 
 
 class WebShopTasks(TaskSource):

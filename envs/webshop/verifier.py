@@ -13,10 +13,10 @@ from collections.abc import Sequence
 
 from rlvr_gym import Task, Verdict
 
-from .catalog import Catalog, Product, get_catalog
+from .catalog import DEFAULT_SIZE, Catalog, Product, get_catalog
 from .planner import goal_options_for, plan_purchase, siblings
 from .reward import Goal, attribute_matches
-from .search import SearchEngine, get_engine
+from .search import DEFAULT_ENGINE, SearchEngine, get_engine
 from .shop import ShopSession
 
 DEFAULT_MAX_TURNS = 15
@@ -24,10 +24,11 @@ DEFAULT_MAX_TURNS = 15
 
 def shop_for(task: Task) -> tuple[Catalog, SearchEngine]:
     meta = task.metadata
-    catalog = get_catalog(int(meta.get("catalog_size", 1000)), int(meta.get("catalog_seed", 0)), meta.get("data"))
+    size = int(meta.get("catalog_size", DEFAULT_SIZE))
+    catalog = get_catalog(size, int(meta.get("catalog_seed", 0)), meta.get("data"))
     if meta.get("catalog_digest") and catalog.digest != meta["catalog_digest"]:
         raise ValueError(f"task {task.id} was made on catalog {meta['catalog_digest']}, this one is {catalog.digest}")
-    return catalog, get_engine(catalog, str(meta.get("engine", "tantivy")))
+    return catalog, get_engine(catalog, str(meta.get("engine", DEFAULT_ENGINE)))
 
 
 def new_session(task: Task) -> ShopSession:

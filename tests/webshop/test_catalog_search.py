@@ -20,7 +20,7 @@ def test_generated_catalog_is_deterministic_and_webshop_shaped():
     assert len(p.asin) == 10 and p.Title and p.BulletPoints and p.Attributes and p.price > 0
     assert " › " in p.product_category and p.query
     assert all(v == v.lower() for vals in p.options.values() for v in vals)
-    assert len({q.query for q in a.products}) >= 30
+    assert len({q.query for q in a.products}) >= 100
 
 
 def test_catalog_digest_is_the_same_in_another_process():
@@ -112,16 +112,17 @@ def _queries(catalog, n):
     return out
 
 
-def test_tantivy_and_bm25s_agree_on_top10():
+def test_lucene_and_bm25s_agree_on_top10():
+    """Two implementations of the original's BM25 (k1 0.9, b 0.4) agree; bm25s does not quantise lengths."""
     catalog = generated_catalog(1000, 0)
-    tantivy, bm25 = get_engine(catalog, "tantivy"), BM25sEngine(catalog)
+    lucene, bm25 = get_engine(catalog, "lucene"), BM25sEngine(catalog)
     overlaps, identical = [], 0
     for q in _queries(catalog, 200):
-        a, b = tantivy.search(q)[:10], bm25.search(q)[:10]
+        a, b = lucene.search(q)[:10], bm25.search(q)[:10]
         overlaps.append(len(set(a) & set(b)) / max(1, len(a)))
         identical += set(a) == set(b)
-    assert statistics.fmean(overlaps) >= 0.9
-    assert identical / 200 >= 0.9
+    assert statistics.fmean(overlaps) >= 0.97
+    assert identical / 200 >= 0.85
 
 
 def test_fieldnorm_table_matches_tantivy():
