@@ -34,3 +34,19 @@ def test_program_env_registered_and_scores_reference():
     env.reset(seed=1)
     _, reward, done, _, info = env.step(env.task.reference_actions[0])
     assert done and reward == 1.0 and info["verdict"].components["functional"] == 1.0
+
+
+def test_interactive_episode_is_judged_over_every_world_state():
+    # Before #34 only the first world state was played and judged; now each state in turn, done() after each.
+    env = rlvr_gym.make("rlvr/RobotInteractive-v0")
+    env.reset(options={"task_index": 4})
+    task = env.task
+    calls = task.reference_actions
+    assert calls.count("done()") == len(task.ground_truth["states"]) >= 2
+    first = calls[: calls.index("done()") + 1]
+    partial = env.verify(task, first)  # the turn limit (here: the end of the actions) judges what was done
+    assert not partial.passed and 0 < partial.reward < 1
+    _, reward, done, _, info = env.step(first[0])
+    assert not done
+    full = env.verify(task, calls)
+    assert full.passed and full.reward == 1.0
