@@ -177,3 +177,46 @@ def test_is_in_room_must_ask_about_the_object_itself():
         robot.go_to(room)
         robot.is_in_room(f"the {thing}")
     assert all(holds(part, robot.trace) for part in looks)
+
+
+# ---- issue #34: the original's semantics must not open new ways to score --------------------------------------------
+def test_one_go_to_naming_several_rooms_is_a_visit_to_one_room():
+    # The location pattern is matched against the room the robot reached, not the words of the argument, so
+    # `go_to("garage and kitchen")` (which reaches the garage) is no visit to the kitchen.
+    state = WorldState(rooms=["hall", "garage", "kitchen"], start="hall")
+    robot = Robot(state)
+    robot.go_to("the garage and the kitchen")
+    robot.say("hello")
+    assert robot.location == "garage"
+    assert not holds(["at_first_visit", "kitchen", {"call": "say"}], robot.trace)
+    assert holds(["at_first_visit", "garage", {"call": "say"}], robot.trace)
+
+
+def test_a_print_hides_what_follows_and_earns_nothing(two_sandboxes):
+    # As in the original, a print ends the trace: printing first leaves nothing to judge.
+    task = _task("action_location")
+    executor = RobotExecutor(two_sandboxes[0])
+    honest = verify(task, [_fenced(f"def task_program():\n{_body(task, 1)}")], executor=executor)
+    printed = verify(task, [_fenced(f"def task_program():\n    print('start')\n{_body(task, 1)}")], executor=executor)
+    assert honest.passed and printed.valid and printed.reward <= 0.0 and not printed.passed
+
+
+def test_partial_credit_needs_a_passing_state(two_sandboxes):
+    # The temporal component rewards nearly-right programs, but only once some state passes: right rooms in the
+    # wrong order satisfy most conditions of every state and still earn nothing but penalties.
+    task = _task("event_ordering")
+    lines = extract(task.reference_actions[0]).code.splitlines()[1:]
+    pairs = [lines[i : i + 2] for i in range(0, len(lines), 2)]
+    swapped = "def task_program():\n" + "\n".join(line for pair in reversed(pairs) for line in pair)
+    verdict = verify(task, [_fenced(swapped)], executor=RobotExecutor(two_sandboxes[0]))
+    assert verdict.components["temporal"] > 0.5 and verdict.components["functional"] == 0.0
+    assert verdict.reward <= 0.0 and not verdict.passed
+    nothing = verify(task, ["I cannot do this."])
+    assert nothing.reward <= verdict.reward  # giving up never beats trying
+
+
+def test_keyword_calls_cannot_smuggle_extra_arguments(two_sandboxes):
+    task = _task("action_location")
+    code = "def task_program():\n    say(message='hi', thing='x')\n"
+    verdict = verify(task, [_fenced(code)], executor=RobotExecutor(two_sandboxes[0]))
+    assert not verdict.passed and verdict.reward <= 0.0 and "unexpected keyword" in verdict.feedback
