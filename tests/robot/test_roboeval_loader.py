@@ -91,3 +91,24 @@ def test_runs_the_checkouts_own_checks_on_replayed_traces(checkout):
     )
     result = env.verify(task, [waits])  # state 2 allows a timeout, state 1 does not
     assert not result.passed and result.components["functional"] == 0.5
+
+
+def test_answers_run_as_the_original_rewrites_them(checkout):
+    env = rlvr_gym.make("rlvr/RoboEval-v0", roboeval_path=str(checkout), robustness_runs=0)
+    task = env.get_task(0)
+    body = '\n    go_to("GreenHouse")\n    say("HELLO")\n'  # a completion body; its literals are lower-cased
+    assert env.verify(task, [body]).passed
+
+
+def test_the_checkouts_trace_holds_the_originals_events():
+    from rlvr_gym.envs.robot.roboeval import events_of
+    from rlvr_gym.envs.robot.simulator import Robot, RobotError, WorldState
+
+    robot = Robot(WorldState(rooms=["hall", "lab"], start="hall", people={"lab": {".*": ["yes"]}}))
+    for name, *args in [("go_to", "roof"), ("pick", "pen"), ("go_to", "lab"), ("ask", "Mo", "Ready?", ["yes"]),
+                        ("print",), ("say", "hi")]:  # fmt: skip
+        try:
+            getattr(robot, name)(*args)
+        except RobotError:
+            pass
+    assert events_of(robot.trace) == [("GoTo", "roof", None), ("GoTo", "lab", None), ("Ask", "Ready?", ["yes"])]
