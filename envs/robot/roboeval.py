@@ -80,7 +80,10 @@ def load_checkout(root: Path) -> tuple[ModuleType, list[ModuleType]]:
 
 def world_of(state: Any) -> WorldState:
     """Our WorldState from a checkout `State` (locations, objects, agents as (name, answers), robot_location)."""
-    people = {room: {name: list(answers) for name, answers in agents} for room, agents in state.agents.items()}
+    people: dict[str, dict[str, list[str]]] = {}
+    for room, agents in state.agents.items():
+        for name, answers in agents:  # a later agent with the same name is never the first match: unreachable
+            people.setdefault(room, {}).setdefault(name, list(answers))
     return WorldState(rooms=list(state.locations), start=state.robot_location, objects=dict(state.objects),
                       people=people)  # fmt: skip
 

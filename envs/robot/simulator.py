@@ -176,7 +176,9 @@ class Robot:
         if name is None:
             raise RobotError(f"RobotAskError: nobody matching {person!r} in {self.location!r}")
         queue = people[name]  # the answer is taken first: an ask that then fails (no option fits) still used it
-        answer = queue.pop(0) if len(queue) > 1 else (queue[0] if queue else ".*")
+        if not queue:
+            raise RobotError(f"RobotAskError: {person!r} has no answer")
+        answer = queue.pop(0) if len(queue) > 1 else queue[0]
         for option in options:
             if _found(answer, option):
                 return option

@@ -112,3 +112,14 @@ def test_the_checkouts_trace_holds_the_originals_events():
         except RobotError:
             pass
     assert events_of(robot.trace) == [("GoTo", "roof", None), ("GoTo", "lab", None), ("Ask", "Ready?", ["yes"])]
+
+
+def test_a_second_agent_with_the_same_name_is_unreachable():
+    # ask takes the first agent whose name matches, so a later one with the same name never answers.
+    from types import SimpleNamespace
+
+    from rlvr_gym.envs.robot.roboeval import world_of
+
+    agents = {"hall": [(".*", ["yes"]), (".*", ["no"]), ("Mo", [])]}
+    state = SimpleNamespace(locations=["hall"], objects={}, agents=agents, robot_location="hall")
+    assert world_of(state).people == {"hall": {".*": ["yes"], "Mo": []}}
