@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rlvr_gym.envs.robot import vocab
+from rlvr_gym.envs.robot.checkspec import contains
 from rlvr_gym.envs.robot.simulator import WorldState
 
 Spec = list[Any]
@@ -212,6 +213,12 @@ def conditional(rng: random.Random) -> Draft:
     return Draft("conditional", text, states, checks, ref, mutants, labels, 3)
 
 
+def _single(members: tuple[str, ...]) -> list[str]:
+    """The members an option can offer on its own: those naming no other member ("herbal tea" also names "tea",
+    so as an option it offers neither)."""
+    return [m for m in members if sum(contains(m, other) for other in members) == 1]
+
+
 def open_world(rng: random.Random) -> Draft:
     person, listener = rng.sample(vocab.PEOPLE, 2)
     category = rng.choice(sorted(vocab.CATEGORIES))
@@ -233,7 +240,7 @@ def open_world(rng: random.Random) -> Draft:
     people = {office(person): {person: [".*"]}, where: {listener: ["ok"]}}
     states = [world(rng, rooms, s, people=people) for s in starts]
     check = ["all", ["at_first_visit", office(person), ask], ["reports", ask, {"call": "say", "at": where}]]
-    options = "[" + ", ".join(q(m) for m in rng.sample(members, least)) + "]"
+    options = "[" + ", ".join(q(m) for m in rng.sample(_single(members), least)) + "]"
     few = "[" + ", ".join(q(m) for m in members[: least - 1]) + "]"
     head = [f"go_to({q(office(person))})", f"question = {q(f'Which {category} do you like best?')}"]
     report = [f"go_to({q(where)})", f"say({q(person + ' likes ')} + answer)"]

@@ -101,3 +101,11 @@ def test_interactive_reference_is_the_call_sequence():
     task = RobotTasks(mode="interactive").task(2)
     assert task.reference_actions[-1] == "done()" and len(task.reference_actions) > 2
     assert "done()" in task.prompt and "```python" not in task.prompt
+
+
+def test_open_world_references_offer_options_that_name_one_phrase_each():
+    # "herbal tea" also names "tea": offered as an option it counts for neither, so references must not use it.
+    source = RobotTasks(kinds=["open_world"], seed=7)
+    for index in range(40):
+        truth = source.task(index).ground_truth
+        assert passes_all(extract(source.task(index).reference_actions[0]).code, truth), index
