@@ -108,8 +108,8 @@ def mean_ci(values: list[float]) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
-def baseline_summary(env: WebShopEnv, n: int, seed: int = 0) -> dict[str, float]:
-    """Success rate, mean env reward and mean WebShop score of each policy over tasks 0..n-1."""
+def run_policies(env: WebShopEnv, n: int, seed: int = 0) -> dict[str, list[Episode]]:
+    """Every reference policy's episodes on tasks 0..n-1 (the random policy seeded by `seed`)."""
     rng = random.Random(seed)
     policies: dict[str, Callable[[int], Episode]] = {
         "oracle": lambda i: oracle_episode(env, i),
@@ -117,9 +117,13 @@ def baseline_summary(env: WebShopEnv, n: int, seed: int = 0) -> dict[str, float]
         "rule": lambda i: rule_episode(env, i),
         "keyword": lambda i: keyword_episode(env, i),
     }
+    return {name: [policy(i) for i in range(n)] for name, policy in policies.items()}
+
+
+def baseline_summary(env: WebShopEnv, n: int, seed: int = 0) -> dict[str, float]:
+    """Success rate, mean env reward and mean WebShop score of each policy over tasks 0..n-1."""
     out: dict[str, float] = {"tasks": n}
-    for name, policy in policies.items():
-        episodes = [policy(i) for i in range(n)]
+    for name, episodes in run_policies(env, n, seed).items():
         out[f"{name}_success"] = sum(r >= 1.0 - 1e-9 for r, _ in episodes) / n
         out[f"{name}_mean_reward"] = statistics.fmean(r for r, _ in episodes)
         out[f"{name}_webshop_score"] = statistics.fmean(s for _, s in episodes)

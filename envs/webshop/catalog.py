@@ -22,7 +22,7 @@ from typing import Any
 from rlvr_gym.family import stable_seed
 
 from .lexicon import BRAND_PARTS, CATEGORY_ATTRIBUTES, CATEGORY_NAMES, MODIFIERS, OPTIONS, TYPES, ProductType
-from .matching import option_matches
+from .matching import normalize_color, option_matches
 
 CATALOG_VERSION = 5  # bump when generation changes: it keys the on-disk index cache
 DEFAULT_SIZE = 10_000  # products in the default catalog (the original's search indexes: 100, 1k, 100k, all)
@@ -153,11 +153,15 @@ def option_pool(dim: str) -> tuple[tuple[str, ...], frozenset[tuple[str, str]]]:
     return usable, clash
 
 
-def distinct_values(rng: random.Random, dim: str, k: int) -> list[str]:
-    """Up to `k` option values of vocabulary `dim`, no two of which the WebShop option score confuses."""
+def distinct_values(rng: random.Random, dim: str, k: int, taken: frozenset[str] = frozenset()) -> list[str]:
+    """Up to `k` option values of vocabulary `dim`, no two of which the WebShop option score confuses, and none
+    that another option group of the product already offers (`taken`, compared after `normalize_color`): a value
+    in two groups is one clickable on the page, so one of its groups could never be chosen."""
     pool, clash = option_pool(dim)
     chosen: list[str] = []
     for value in rng.sample(pool, min(len(pool), k + 4)):
+        if normalize_color(value) in taken:
+            continue
         if all((value, other) not in clash and (other, value) not in clash for other in chosen):
             chosen.append(value)
         if len(chosen) == k:
@@ -203,10 +207,12 @@ def generate_product(seed: int, index: int, kind: ProductType | None = None) -> 
     attrs = [*own, *(a for a in shared if a not in own)]
     rng.shuffle(attrs)
     options: dict[str, list[str]] = {}
+    taken: frozenset[str] = frozenset()
     for dim in kind.options:
-        values = distinct_values(rng, dim, rng.randint(*OPTION_VALUES_PER_DIM))
+        values = distinct_values(rng, dim, rng.randint(*OPTION_VALUES_PER_DIM), taken)
         if values:
             options[OPTIONS[dim][0]] = values
+            taken |= {normalize_color(v) for v in values}
     title = f"{brand} {modifier.title()} {attrs[0].title()} {kind.head.title()}"
     if len(attrs) > 1:
         title += f", {attrs[1].title()}"

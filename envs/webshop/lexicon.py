@@ -284,49 +284,49 @@ sunglasses | | Men/Accessories/Sunglasses & Eyewear Accessories/Sunglasses | pol
 """
 
 _FURNITURE = """
-bookshelf | | Home & Kitchen/Furniture/Home Office Furniture/Bookcases | 5 tier, industrial style, open shelves, wall mounted, ladder shelf, corner bookcase | color, material | 40 | 250
-office chair | chair | Home & Kitchen/Furniture/Home Office Furniture/Desk Chairs | lumbar support, height adjustable, ergonomic design, mesh back, swivel base, padded armrests | color | 60 | 350
-coffee table | table | Home & Kitchen/Furniture/Living Room Furniture/Tables | storage shelf, lift top, round coffee, glass top, farmhouse style, wood frame | color, material | 50 | 300
-bed frame | frame | Home & Kitchen/Furniture/Bedroom Furniture/Beds & Frames | metal platform, under bed, box spring, noise free, upholstered headboard, wood slats | bed, color | 90 | 500
-mattress | | Home & Kitchen/Furniture/Bedroom Furniture/Mattresses | memory foam, medium firm, cooling gel, pressure relief, hybrid mattress, motion isolation | bed | 150 | 900
-throw pillow | pillow | Home & Kitchen/Bedding/Decorative Pillows | hidden zipper, soft velvet, square shape, farmhouse style, pillow covers, decorative pillows | color, pack | 10 | 45
-area rug | rug | Home & Kitchen/Home Décor/Area Rugs | non slip, stain resistant, low pile, machine washable, shag rug, boho rug | color, rug | 30 | 260
-nightstand | | Home & Kitchen/Furniture/Bedroom Furniture/Nightstands | storage drawer, charging station, small spaces, open shelf, bedside table, end table | color, material | 35 | 180
-floor lamp | lamp | Home & Kitchen/Lighting/Floor Lamps | dimmable light, energy efficient, foot switch, reading light, linen shade, led bulb | color | 30 | 160
-table lamp | lamp | Home & Kitchen/Lighting/Table Lamps | usb ports, touch control, bedside lamp, fabric shade, ceramic base, set 2 | color, pack | 20 | 90
-dining chair | chair | Home & Kitchen/Furniture/Kitchen & Dining Room Furniture/Chairs | upholstered seat, set 4, metal legs, faux leather, high back, armless chair | color, pack | 60 | 300
-bar stool | stool | Home & Kitchen/Furniture/Kitchen & Dining Room Furniture/Barstools | counter height, swivel seat, back rest, set 2, footrest, adjustable height | color, pack | 50 | 250
-sofa | | Home & Kitchen/Furniture/Living Room Furniture/Sofas & Couches | sectional sofa, loveseat sofa, sleeper sofa, removable cushions, tufted back, modern sofa | color, material | 200 | 900
-tv stand | stand | Home & Kitchen/Furniture/Living Room Furniture/TV Stands & Entertainment Centers | entertainment center, storage cabinet, cable management, open shelves, media console, led lights | color, material | 60 | 300
-shoe rack | rack | Home & Kitchen/Storage & Organization/Clothing & Closet Storage/Shoe Organizers | 4 tier, entryway bench, stackable shoe, metal frame, non woven, free standing | color | 15 | 80
-curtains | curtain | Home & Kitchen/Home Décor/Window Treatments/Curtains & Drapes | blackout curtains, thermal insulated, grommet top, room darkening, rod pocket, sheer curtains | color, panel | 15 | 70
-bedding set | comforter | Home & Kitchen/Bedding/Comforters & Sets | comforter set, down alternative, all season, soft microfiber, duvet cover, pillow shams | color, bed | 30 | 150
-bath towel | towel | Home & Kitchen/Bath/Towels/Bath Towels | quick dry, highly absorbent, soft cotton, hotel quality, bath sheets, towel set | color, pack | 15 | 70
-wall mirror | mirror | Home & Kitchen/Home Décor/Mirrors/Wall-Mounted Mirrors | full length, round mirror, metal frame, wall mounted, bathroom vanity, decorative mirror | color, style | 30 | 200
-storage cabinet | cabinet | Home & Kitchen/Furniture/Entryway Furniture/Storage Cabinets | adjustable shelves, two doors, kitchen pantry, wood cabinet, bathroom storage, tall cabinet | color, style | 60 | 280
+bookshelf | | Furniture/Home Office Furniture/Bookcases | 5 tier, industrial style, open shelves, wall mounted, ladder shelf, corner bookcase | color, material | 40 | 250
+office chair | chair | Furniture/Home Office Furniture/Desk Chairs | lumbar support, height adjustable, ergonomic design, mesh back, swivel base, padded armrests | color | 60 | 350
+coffee table | table | Furniture/Living Room Furniture/Tables | storage shelf, lift top, round coffee, glass top, farmhouse style, wood frame | color, material | 50 | 300
+bed frame | frame | Furniture/Bedroom Furniture/Beds & Frames | metal platform, under bed, box spring, noise free, upholstered headboard, wood slats | bed, color | 90 | 500
+mattress | | Furniture/Bedroom Furniture/Mattresses | memory foam, medium firm, cooling gel, pressure relief, hybrid mattress, motion isolation | bed | 150 | 900
+throw pillow | pillow | Bedding/Decorative Pillows | hidden zipper, soft velvet, square shape, farmhouse style, pillow covers, decorative pillows | color, pack | 10 | 45
+area rug | rug | Home Décor/Area Rugs | non slip, stain resistant, low pile, machine washable, shag rug, boho rug | color, rug | 30 | 260
+nightstand | | Furniture/Bedroom Furniture/Nightstands | storage drawer, charging station, small spaces, open shelf, bedside table, end table | color, material | 35 | 180
+floor lamp | lamp | Lighting/Floor Lamps | dimmable light, energy efficient, foot switch, reading light, linen shade, led bulb | color | 30 | 160
+table lamp | lamp | Lighting/Table Lamps | usb ports, touch control, bedside lamp, fabric shade, ceramic base, set 2 | color, pack | 20 | 90
+dining chair | chair | Furniture/Kitchen & Dining Room Furniture/Chairs | upholstered seat, set 4, metal legs, faux leather, high back, armless chair | color, pack | 60 | 300
+bar stool | stool | Furniture/Kitchen & Dining Room Furniture/Barstools | counter height, swivel seat, back rest, set 2, footrest, adjustable height | color, pack | 50 | 250
+sofa | | Furniture/Living Room Furniture/Sofas & Couches | sectional sofa, loveseat sofa, sleeper sofa, removable cushions, tufted back, modern sofa | color, material | 200 | 900
+tv stand | stand | Furniture/Living Room Furniture/TV Stands & Entertainment Centers | entertainment center, storage cabinet, cable management, open shelves, media console, led lights | color, material | 60 | 300
+shoe rack | rack | Storage & Organization/Clothing & Closet Storage/Shoe Organizers | 4 tier, entryway bench, stackable shoe, metal frame, non woven, free standing | color | 15 | 80
+curtains | curtain | Home Décor/Window Treatments/Curtains & Drapes | blackout curtains, thermal insulated, grommet top, room darkening, rod pocket, sheer curtains | color, panel | 15 | 70
+bedding set | comforter | Bedding/Comforters & Sets | comforter set, down alternative, all season, soft microfiber, duvet cover, pillow shams | color, bed | 30 | 150
+bath towel | towel | Bath/Towels/Bath Towels | quick dry, highly absorbent, soft cotton, hotel quality, bath sheets, towel set | color, pack | 15 | 70
+wall mirror | mirror | Home Décor/Mirrors/Wall-Mounted Mirrors | full length, round mirror, metal frame, wall mounted, bathroom vanity, decorative mirror | color, style | 30 | 200
+storage cabinet | cabinet | Furniture/Entryway Furniture/Storage Cabinets | adjustable shelves, two doors, kitchen pantry, wood cabinet, bathroom storage, tall cabinet | color, style | 60 | 280
 """
 
 _ELECTRONICS = """
-wireless earbuds | earbuds | Electronics/Headphones/Earbud Headphones | charging case, long battery, touch control, bluetooth 5, true wireless, sports earbuds | color | 20 | 200
-headphones | | Electronics/Headphones/Over-Ear Headphones | over ear, foldable design, built microphone, hi fi, memory foam, wired headphones | color | 25 | 300
-usb cable | cable | Electronics/Computers/Cables/USB Cables | braided nylon, data sync, usb c, durable connector, charging cable, tangle free | color, length | 6 | 30
+wireless earbuds | earbuds | Headphones/Earbud Headphones | charging case, long battery, touch control, bluetooth 5, true wireless, sports earbuds | color | 20 | 200
+headphones | | Headphones/Over-Ear Headphones | over ear, foldable design, built microphone, hi fi, memory foam, wired headphones | color | 25 | 300
+usb cable | cable | Computers/Cables/USB Cables | braided nylon, data sync, usb c, durable connector, charging cable, tangle free | color, length | 6 | 30
 phone case | case | Cell Phones & Accessories/Cases/Basic Cases | shock absorbing, slim fit, raised edges, clear back, drop protection, kickstand case | color | 7 | 40
 screen protector | protector | Cell Phones & Accessories/Screen Protectors | tempered glass, bubble free, case friendly, anti scratch, easy installation, 9h hardness | pack | 5 | 20
-memory card | card | Electronics/Computers/Memory Cards/Micro SD Cards | 4k video, sd adapter, full hd, class 10, read speed, action camera | capacity, pack | 8 | 120
-usb flash drive | drive | Electronics/Computers/Data Storage/USB Flash Drives | usb 3, metal casing, key chain, thumb drive, data storage, read speed | capacity, pack | 6 | 60
-external hard drive | drive | Electronics/Computers/Data Storage/External Hard Drives | portable hard, usb 3, backup software, slim design, solid state, shock resistant | capacity, color | 50 | 250
-bluetooth speaker | speaker | Electronics/Portable Audio/Bluetooth Speakers | deep bass, built microphone, stereo sound, outdoor use, portable speaker, ipx7 waterproof | color | 20 | 180
-smart watch | watch | Electronics/Wearable Technology/Smartwatches | heart rate, sleep tracking, gps tracking, touch screen, fitness tracker, blood oxygen | color | 40 | 300
-hdmi cable | cable | Electronics/Television & Video/Accessories/HDMI Cables | 4k video, gold plated, braided nylon, ethernet support, durable connector, 8k hdmi | length, pack | 6 | 40
-laptop stand | stand | Electronics/Computers/Accessories/Laptop Stands | height adjustable, heat dissipation, non slip, foldable design, ergonomic design, portable stand | color | 15 | 70
+memory card | card | Computers/Memory Cards/Micro SD Cards | 4k video, sd adapter, full hd, class 10, read speed, action camera | capacity, pack | 8 | 120
+usb flash drive | drive | Computers/Data Storage/USB Flash Drives | usb 3, metal casing, key chain, thumb drive, data storage, read speed | capacity, pack | 6 | 60
+external hard drive | drive | Computers/Data Storage/External Hard Drives | portable hard, usb 3, backup software, slim design, solid state, shock resistant | capacity, color | 50 | 250
+bluetooth speaker | speaker | Portable Audio/Bluetooth Speakers | deep bass, built microphone, stereo sound, outdoor use, portable speaker, ipx7 waterproof | color | 20 | 180
+smart watch | watch | Wearable Technology/Smartwatches | heart rate, sleep tracking, gps tracking, touch screen, fitness tracker, blood oxygen | color | 40 | 300
+hdmi cable | cable | Television & Video/Accessories/HDMI Cables | 4k video, gold plated, braided nylon, ethernet support, durable connector, 8k hdmi | length, pack | 6 | 40
+laptop stand | stand | Computers/Accessories/Laptop Stands | height adjustable, heat dissipation, non slip, foldable design, ergonomic design, portable stand | color | 15 | 70
 phone charger | charger | Cell Phones & Accessories/Chargers & Power Adapters/Wall Chargers | fast charger, wall charger, dual port, foldable plug, gan charger, power delivery | connector, watts | 10 | 50
 power bank | bank | Cell Phones & Accessories/Chargers & Power Adapters/Portable Power Banks | high capacity, led display, dual usb, portable charger, slim design, fast charge | color, capacity | 15 | 80
-computer monitor | monitor | Electronics/Computers/Monitors | full hd, ips panel, eye care, refresh rate, frameless design, vesa mount | screen | 90 | 450
-keyboard | | Electronics/Computers/Accessories/Keyboards | mechanical keyboard, rgb backlit, quiet typing, ergonomic keyboard, compact layout, wireless keyboard | color | 20 | 150
-computer mouse | mouse | Electronics/Computers/Accessories/Mice | wireless mouse, ergonomic design, silent click, adjustable dpi, rechargeable battery, gaming mouse | color | 10 | 80
-security camera | camera | Electronics/Camera & Photo/Video Surveillance/Surveillance Cameras | night vision, motion detection, two way, 1080p hd, outdoor camera, cloud storage | color, pack | 25 | 200
-tablet case | case | Electronics/Computers/Tablet Accessories/Cases & Sleeves | pencil holder, auto sleep, trifold stand, shockproof case, slim case, soft tpu | color, screen | 10 | 45
-led strip lights | lights | Electronics/Lighting/LED Strip Lights | color changing, remote control, music sync, app control, bedroom lights, 16 million | length | 10 | 60
+computer monitor | monitor | Computers/Monitors | full hd, ips panel, eye care, refresh rate, frameless design, vesa mount | screen | 90 | 450
+keyboard | | Computers/Accessories/Keyboards | mechanical keyboard, rgb backlit, quiet typing, ergonomic keyboard, compact layout, wireless keyboard | color | 20 | 150
+computer mouse | mouse | Computers/Accessories/Mice | wireless mouse, ergonomic design, silent click, adjustable dpi, rechargeable battery, gaming mouse | color | 10 | 80
+security camera | camera | Camera & Photo/Video Surveillance/Surveillance Cameras | night vision, motion detection, two way, 1080p hd, outdoor camera, cloud storage | color, pack | 25 | 200
+tablet case | case | Computers/Tablet Accessories/Cases & Sleeves | pencil holder, auto sleep, trifold stand, shockproof case, slim case, soft tpu | color, screen | 10 | 45
+led strip lights | lights | Lighting/LED Strip Lights | color changing, remote control, music sync, app control, bedroom lights, 16 million | length | 10 | 60
 """
 
 TYPES: tuple[ProductType, ...] = (

@@ -237,3 +237,13 @@ def test_html_mode_renders_the_same_pages_and_pays_the_same():
             assert "type='radio'" in text and "class='btn'" in text
     assert result.terminated and result.reward == 1.0
     assert "<div id='reward'><pre data-reward='1.0'>1.0000</pre></div>" in text
+
+
+def test_no_value_is_offered_in_two_option_groups(catalog):
+    """One clickable per value: a value in two groups (e.g. "walnut" colour and material) left one group unsettable
+    (the text env maps a clicked value to its last group, as the original's `text_to_clickable` dict does)."""
+    for p in catalog.products:
+        values = [v for vs in p.options.values() for v in vs]
+        assert len(values) == len(set(values)), p.asin
+    for p in catalog.products:
+        assert len(set(p.product_category.split(" › "))) == len(p.product_category.split(" › "))  # no repeated level
