@@ -2,9 +2,9 @@
 
 The YAML holds `model` (an HF folder; null = the embedded SmolLM2-135M-Instruct), `run_dir`, `torch_threads` and
 the `PopulationConfig` fields under `population`. Each generation appends one JSON line to `log.jsonl` and
-rewrites `population.pt`; rerunning the command resumes from it. `--baseline` is the compute-matched single
-pair: 1 teacher, 1 student, no evolution, and (teachers + students) / 2 times as many steps per generation, so it
-makes about as many adapter updates and samples as the population.
+rewrites `population.pt`; rerunning the command resumes from it. `--baseline` is the paper's AZR baseline: one
+agent (a single adapter) playing both roles, no evolution, the same steps per generation, so every arm makes the
+same number of updates per adapter (PopuLoRA compares at matched per-adapter steps).
 """
 
 from __future__ import annotations
@@ -28,16 +28,7 @@ def population_config(raw: dict[str, Any], *, baseline: bool) -> PopulationConfi
     values = {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()}
     config = PopulationConfig(**values)
     if baseline:
-        factor = max(1, round((config.teachers + config.students) / 2))
-        config = PopulationConfig(
-            **{
-                **asdict(config),
-                "teachers": 1,
-                "students": 1,
-                "evolve": False,
-                "steps_per_generation": config.steps_per_generation * factor,
-            }
-        )
+        config = PopulationConfig(**{**asdict(config), "teachers": 1, "students": 1, "shared": True, "evolve": False})
     return config
 
 
@@ -83,7 +74,7 @@ def run(
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="rlvr-gym populora", description="PopuLoRA population self-play on AZR.")
     parser.add_argument("config", help="YAML (see configs/populora-tiny.yaml)")
-    parser.add_argument("--baseline", action="store_true", help="the compute-matched single teacher/student pair")
+    parser.add_argument("--baseline", action="store_true", help="AZR's single agent (one adapter, both roles) at the same per-adapter steps")
     parser.add_argument("--run-dir")
     parser.add_argument("--generations", type=int)
     ns = parser.parse_args(argv)

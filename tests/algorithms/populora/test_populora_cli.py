@@ -1,4 +1,4 @@
-"""Config parsing of the populora command and the compute-matched baseline."""
+"""Config parsing of the populora command, the AZR single-agent baseline and the recorded-run arms."""
 
 from __future__ import annotations
 
@@ -8,14 +8,46 @@ import yaml
 from rlvr_gym.algorithms.populora.cli import population_config
 
 
-def test_baseline_is_one_pair_without_evolution_and_matched_steps():
+def test_baseline_is_one_agent_for_both_roles_at_the_same_per_adapter_steps():
     raw = yaml.safe_load(open("configs/populora-tiny.yaml"))["population"]
     pop = population_config(raw, baseline=False)
     base = population_config(raw, baseline=True)
-    assert (pop.teachers, pop.students, pop.evolve) == (2, 2, True)
-    assert (base.teachers, base.students, base.evolve) == (1, 1, False)
-    assert base.steps_per_generation == 2 * pop.steps_per_generation
+    assert (pop.teachers, pop.students, pop.evolve, pop.shared) == (2, 2, True, False)
+    assert (base.teachers, base.students, base.evolve, base.shared) == (1, 1, False, True)
+    assert base.steps_per_generation == pop.steps_per_generation
     assert base.task_types == pop.task_types == ("deduction", "abduction", "induction")
+
+
+@pytest.mark.parametrize(
+    ("name", "shape"),
+    [
+        ("populora-azr-single", (1, 1, True, False)),
+        ("populora-1t1s", (1, 1, False, False)),
+        ("populora-2t2s", (2, 2, False, True)),
+    ],
+)
+def test_recorded_run_arms_differ_only_in_the_population(name, shape):
+    """The three arms of docs/results/populora.md: same batches, steps and seed, so per-adapter steps match."""
+    arms = {
+        n: population_config(yaml.safe_load(open(f"configs/{n}.yaml"))["population"], baseline=False)
+        for n in ("populora-azr-single", "populora-1t1s", "populora-2t2s")
+    }
+    config = arms[name]
+    assert (config.teachers, config.students, config.shared, config.evolve) == shape
+    shared = {
+        "steps_per_generation",
+        "generations",
+        "proposals_per_type",
+        "solves_per_type",
+        "solver_samples",
+        "seed",
+        "lr",
+        "max_new_tokens",
+        "task_types",
+        "rank",
+    }
+    for other in arms.values():
+        assert {k: getattr(other, k) for k in shared} == {k: getattr(config, k) for k in shared}
 
 
 def test_unknown_settings_are_refused():
