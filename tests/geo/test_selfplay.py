@@ -49,3 +49,73 @@ def test_selfplay_on_osm_scenes():
         run_selfplay(Scripted('ANSWER: ["count", ["objects", "tree"]]'), proposals=1, samples=2, source="osm")
     )
     assert log.summary()["proposals"] == 1 and log.rows[0]["proposer_reward"] in (0.0, 0.5, 0.75)
+
+
+def _tiny_selfplay(**overrides):
+    """GeoX self-play on a tiny random Llama with the embedded tokenizer (real peft, real update)."""
+    pytest.importorskip("peft")
+    import torch
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    from rlvr_gym.agents.models import smollm2_path
+    from rlvr_gym.envs.geo.selfplay import GeoSelfPlay, GeoSelfPlayConfig
+
+    tokenizer = AutoTokenizer.from_pretrained(str(smollm2_path()))
+    torch.manual_seed(0)
+    base = LlamaForCausalLM(
+        LlamaConfig(
+            vocab_size=len(tokenizer),
+            hidden_size=32,
+            intermediate_size=64,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            num_key_value_heads=2,
+        )
+    )
+    lora = LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"], init_lora_weights="gaussian")
+    model = get_peft_model(base, lora, adapter_name="agent")
+    settings = dict(proposals=4, samples=2, solves=2, max_new_tokens=4, lr=1e-2)
+    return GeoSelfPlay(model, tokenizer, GeoSelfPlayConfig(**{**settings, **overrides}))
+
+
+def test_selfplay_training_updates_the_adapter_from_proposer_rewards(monkeypatch):
+    """A proposer that is valid on every other scene gets contrast (0.5 vs 0) and the adapter moves; the solver's
+    samples are the real model's, judged by execution."""
+    import torch
+
+    from rlvr_gym.algorithms.populora.adapters import read_factors
+
+    play = _tiny_selfplay()
+    real = play._generate
+    proposals = iter(['ANSWER: ["count", ["objects", "tree"]]', "I propose a nice program."] * 10)
+
+    def scripted(prompts):
+        if "Propose one NEW program" not in prompts[0]:
+            return real(prompts)
+        out = real(prompts)  # real prompt ids; the completion is replaced by the scripted text
+        texts = [next(proposals) for _ in prompts]
+        return [
+            (ids, play.tokenizer(t, return_tensors="pt").input_ids[0], t)
+            for (ids, _, _), t in zip(out, texts, strict=True)
+        ]
+
+    monkeypatch.setattr(play, "_generate", scripted)
+    before = read_factors(play.model, "agent")
+    assert all(not torch.any(b) for _, b in before.values())  # fresh adapter: delta W = 0
+    samples, row = play.step(0)
+    keys = [x.key for x in samples]
+    assert keys.count("propose:geo") == 4 and keys.count("solve:geo") >= 2 * 2
+    assert sorted({x.reward for x in samples if x.key == "propose:geo"})[0] == 0.0 and row["valid_rate"] > 0
+    [log] = play.train(1)
+    assert log["updated"] and log["delta_w"] > 0
+    after = read_factors(play.model, "agent")
+    assert any(not torch.equal(before[n][1], after[n][1]) for n in after)
+    assert len(play.buffer) > 4  # the valid proposal joined the buffer
+
+
+def test_selfplay_without_contrast_leaves_the_adapter_alone():
+    """A random network proposes nothing valid and solves nothing: every key ties, so no step is taken."""
+    play = _tiny_selfplay(proposals=2, solves=1)
+    [log] = play.train(1)
+    assert log["valid_rate"] == 0.0 and not log["updated"] and log["delta_w"] == 0.0
