@@ -24,6 +24,7 @@ API_DOC = """You control a mobile robot through these Python functions (already 
 - say(message: str) -> None: speak a message aloud.
 - pick(obj: str) -> None: pick up an object in the current room (the robot holds one object at a time).
 - place(obj: str) -> None: put down the object the robot is holding.
+A failed call raises an exception (the program may catch it); the robot's record of what it did ends at a print().
 Only `time`, `math`, `random` and `re` may be imported; no names or attributes starting with underscores."""
 
 FORMAT = "Write a Python function `def task_program():` that does the task, in one ```python code block."
