@@ -174,10 +174,9 @@ def _compile(spec: list[Any]) -> T.Check:
     raise ValueError(f"unknown check operator {op!r}")
 
 
-def compile_check(spec: list[Any]) -> T.Check:
+def compile_check(spec: list[Any]) -> T.Checker:
     """The check a spec describes, decided as a whole (raising is unsatisfied); ValueError on an unknown operator."""
-    check = _compile(spec)
-    return lambda trace: T.decide(check, trace)
+    return T.Checker(T.raw(_compile(spec)))
 
 
 def holds(spec: list[Any], trace: Sequence[Call]) -> bool:

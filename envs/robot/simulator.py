@@ -44,7 +44,12 @@ class Call:
     location: str
     result: Any = None
     error: str | None = None
-    recorded: bool = True  # whether the original records the call as a trace event (see `Robot._record`)
+    recorded: bool | None = None  # whether the original records the call as a trace event (`Robot._record`)
+
+    def __post_init__(self) -> None:
+        if self.recorded is None:  # a call built by hand: an event, failed go_to/ask included (as the robot's)
+            failed_ok = self.error is None or self.name in RECORDED_WHEN_FAILED
+            object.__setattr__(self, "recorded", self.name in EVENTS and failed_ok)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -12,8 +12,9 @@ combine them:
 - `act_at_first_visit(loc, m)` needs a visit matching the pattern `loc`, then `m` before the first go_to whose
   destination lacks `loc` as a whole word (moving between "printer room 1" and "printer room 2" stays inside);
 - `terminal(m)` raises `Undecided` on an empty trace, as the original does; the exception passes through `negate`,
-  `all_of` and `any_of`, and `decide` (the top level) counts it as unsatisfied, as the original counts a test that
-  raises.
+  `all_of`, `any_of` and `within`, and the whole check counts as unsatisfied, as the original counts a test that
+  raises. Each operator returns a `Checker`: called on a trace it gives that whole-check verdict (never raises);
+  composition uses its `raw`, which lets the exception through.
 """
 
 from __future__ import annotations
@@ -74,16 +75,32 @@ def _last(trace: Sequence[Call], m: Match) -> int | None:
 def decide(check: Check, trace: Sequence[Call]) -> bool:
     """The verdict of a whole check: a check that raises is unsatisfied (the original's evaluation does this)."""
     try:
-        return bool(check(trace))
+        return bool(raw(check)(trace))
     except Undecided:
         return False
 
 
-def exists(m: Match) -> Check:
-    return lambda trace: any(m(c) for c in events(trace))
+class Checker:
+    """A check: calling it decides the whole check (False where the original raises); `raw` may raise
+    `Undecided`, so an operator built on it (not, all, any, a window) is undecided too, as in the original."""
+
+    def __init__(self, fn: Check) -> None:
+        self.raw = fn
+
+    def __call__(self, trace: Sequence[Call]) -> bool:
+        return decide(self, trace)
 
 
-def terminal(m: Match) -> Check:
+def raw(check: Check) -> Check:
+    """The undecided-propagating form of a check (plain functions are their own)."""
+    return check.raw if isinstance(check, Checker) else check
+
+
+def exists(m: Match) -> Checker:
+    return Checker(lambda trace: any(m(c) for c in events(trace)))
+
+
+def terminal(m: Match) -> Checker:
     """The last event matches (e.g. the robot ends by speaking in the start room); an empty trace is undecided."""
 
     def check(trace: Sequence[Call]) -> bool:
@@ -92,7 +109,7 @@ def terminal(m: Match) -> Check:
             raise Undecided("terminal event of an empty trace")
         return m(ev[-1])
 
-    return check
+    return Checker(check)
 
 
 def cut(anchor: str, side: str, m: Match) -> Slice:
@@ -108,28 +125,29 @@ def cut(anchor: str, side: str, m: Match) -> Slice:
     return slice_
 
 
-def within(slice_: Slice, check: Check) -> Check:
+def within(slice_: Slice, check: Check) -> Checker:
     """`check` over the slice of the trace (nested windows: `within(cut(...), within(cut(...), c))`)."""
-    return lambda trace: check(slice_(trace))
+    inner = raw(check)
+    return Checker(lambda trace: inner(slice_(trace)))
 
 
-def after_first(a: Match, b: Match) -> Check:
+def after_first(a: Match, b: Match) -> Checker:
     return within(cut("first", "after", a), exists(b))
 
 
-def after_last(a: Match, b: Match) -> Check:
+def after_last(a: Match, b: Match) -> Checker:
     return within(cut("last", "after", a), exists(b))
 
 
-def before_first(a: Match, b: Match) -> Check:
+def before_first(a: Match, b: Match) -> Checker:
     return within(cut("first", "before", a), exists(b))
 
 
-def before_last(a: Match, b: Match) -> Check:
+def before_last(a: Match, b: Match) -> Checker:
     return within(cut("last", "before", a), exists(b))
 
 
-def precedes(a: Match, b: Match) -> Check:
+def precedes(a: Match, b: Match) -> Checker:
     """The original's Precedes: `b` occurs after the first `a` (so, when there is no `a`, anywhere)."""
     return after_first(a, b)
 
@@ -154,7 +172,7 @@ def leaves(pattern: str) -> Match:
     return lambda c: c.name == "go_to" and search(outside, destination(c))
 
 
-def act_at_first_visit(room: str, act: Match) -> Check:
+def act_at_first_visit(room: str, act: Match) -> Checker:
     """The original's ActAtFirst: `act` happens during the first visit to a room matching `room`, i.e. after the
     first go_to there and before the first go_to to a room whose name lacks `room` as a whole word."""
     visit = reaches(room)
@@ -167,14 +185,17 @@ def visits(room: str) -> Match:
     return lambda c: c.error is None and c.name == "go_to" and c.result == room
 
 
-def all_of(*checks: Check) -> Check:
-    return lambda trace: all(ch(trace) for ch in checks)
+def all_of(*checks: Check) -> Checker:
+    parts = [raw(ch) for ch in checks]
+    return Checker(lambda trace: all(ch(trace) for ch in parts))
 
 
-def any_of(*checks: Check) -> Check:
-    return lambda trace: any(ch(trace) for ch in checks)
+def any_of(*checks: Check) -> Checker:
+    parts = [raw(ch) for ch in checks]
+    return Checker(lambda trace: any(ch(trace) for ch in parts))
 
 
-def negate(ch: Check) -> Check:
+def negate(ch: Check) -> Checker:
     """Not: an undecided operand stays undecided (the original's exception propagates through `not`)."""
-    return lambda trace: not ch(trace)
+    inner = raw(ch)
+    return Checker(lambda trace: not inner(trace))

@@ -82,8 +82,10 @@ def test_not_over_an_empty_trace_is_unsatisfied():
     # Before: terminal was False on an empty trace, so Not(terminal) was True.
     assert not holds(["not", ["terminal", SAY]], [])
     assert holds(["not", ["exists", SAY]], [])  # Exists on an empty trace is simply False
+    check = T.negate(T.terminal(T.call("say")))
+    assert check([]) is False  # called as a whole check: unsatisfied
     with pytest.raises(T.Undecided):
-        T.negate(T.terminal(T.call("say")))([])
+        check.raw([])  # inside a bigger check the exception goes on
 
 
 def test_not_over_the_empty_tail_after_the_last_event():
@@ -149,3 +151,11 @@ def test_wrong_argument_types_are_type_errors_and_not_events():
             getattr(robot, name)(*args)
     assert all(isinstance(c.error, str) and not c.recorded for c in robot.trace)
     assert issubclass(RobotTypeError, RobotError)
+
+
+def test_calls_built_by_hand_are_events_as_the_robots_are():
+    from rlvr_gym.envs.robot.simulator import Call
+
+    trace = [Call("go_to", ("roof",), "start", None, "no such room"), Call("get_all_rooms", (), "start", []),
+             Call("pick", ("pen",), "start", None, "no pen"), Call("say", ("hi",), "start")]  # fmt: skip
+    assert [c.name for c in events(trace)] == ["go_to", "say"]
