@@ -30,6 +30,7 @@ from rlvr_gym.types import EnvUnavailable
 
 from .simulator import Call, WorldState, events
 from .tasks import API_DOC, FORMAT
+from .temporal import values
 
 ENV_VAR = "RLVR_ROBOEVAL_PATH"
 LICENCE_NOTE = (
@@ -88,20 +89,10 @@ def world_of(state: Any) -> WorldState:
                       people=people)  # fmt: skip
 
 
-_KINDS = {"go_to": "GoTo", "is_in_room": "CheckEntity", "ask": "Ask", "say": "Say", "pick": "Pick", "place": "Place"}
-
-
 def events_of(trace: Sequence[Call]) -> list[tuple[str, str, list[str] | None]]:
     """Our trace as the original's events (`simulator.events`: go_to/ask even when they failed, pick/place only on
     success, nothing after a print), values as the program passed them (the converter lower-cased its literals)."""
-    found: list[tuple[str, str, list[str] | None]] = []
-    for c in events(trace):
-        if c.name == "ask":
-            options = c.args[2] if isinstance(c.args[2], (list, tuple)) else []
-            found.append((_KINDS["ask"], str(c.args[1]), [str(o) for o in options]))
-        else:
-            found.append((_KINDS[c.name], str(c.args[0]), None))
-    return found
+    return [values(c) for c in events(trace)]
 
 
 class RoboEvalTasks(TaskSource):

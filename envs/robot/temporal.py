@@ -64,6 +64,35 @@ def call(name: str, *args: object, at: str | None = None) -> Match:
     return match
 
 
+KINDS = {"go_to": "GoTo", "is_in_room": "CheckEntity", "ask": "Ask", "say": "Say", "pick": "Pick", "place": "Place"}
+
+
+def values(c: Call) -> tuple[str, str, list[str] | None]:
+    """An event as the original's trace line: (kind, value1, value2); Ask is (question, options), the others
+    (argument, None)."""
+    if c.name == "ask":
+        options = c.args[2] if len(c.args) > 2 and isinstance(c.args[2], (list, tuple)) else []
+        return KINDS["ask"], str(c.args[1]) if len(c.args) > 1 else "", [str(o) for o in options]
+    return KINDS.get(c.name, c.name), str(c.args[0]) if c.args else "", None
+
+
+def event(kind: str, first: str, second: str | None = None) -> Match:
+    """The original's matcher `(kind, regex1, regex2=None)`: same kind, regex1 found in value1 and, when given,
+    regex2 found in some element of value2 (Ask's options); regex2 on an event without value2 is undecided."""
+
+    def match(c: Call) -> bool:
+        k, v1, v2 = values(c)
+        if k != kind or not search(first, v1):
+            return False
+        if second is None:
+            return True
+        if v2 is None:
+            raise Undecided(f"{kind} has no second value to match {second!r}")
+        return any(search(second, v) for v in v2)
+
+    return match
+
+
 def _first(trace: Sequence[Call], m: Match) -> int | None:
     return next((i for i, c in enumerate(trace) if m(c)), None)
 

@@ -159,3 +159,15 @@ def test_calls_built_by_hand_are_events_as_the_robots_are():
     trace = [Call("go_to", ("roof",), "start", None, "no such room"), Call("get_all_rooms", (), "start", []),
              Call("pick", ("pen",), "start", None, "no pen"), Call("say", ("hi",), "start")]  # fmt: skip
     assert [c.name for c in events(trace)] == ["go_to", "say"]
+
+
+def test_the_originals_matcher_kind_regex_and_options():
+    # (kind, regex1, regex2): regex1 searched in value1 (Ask: the question), regex2 in any option; regex2 on an
+    # event without options raises, and the whole check is unsatisfied.
+    robot = _robot(("go_to", "meeting room"), ("ask", "Ana", "Is the TOUR on?", ["Yes", "No"]), ("say", "welcome"))
+    assert T.exists(T.event("Ask", "tour", "^yes$"))(robot.trace)
+    assert not T.exists(T.event("Ask", "Ana"))(robot.trace)  # the person is no value of the original's Ask
+    assert T.exists(T.event("GoTo", "meeting"))(robot.trace)
+    assert not T.exists(T.event("Say", "welcome", "x"))(robot.trace)
+    with pytest.raises(T.Undecided):
+        T.exists(T.event("Say", "welcome", "x")).raw(robot.trace)
