@@ -31,6 +31,8 @@ from .replay import API
 
 ENTRY = re.compile(r"^\s*def\s+task_program\s*\(", re.MULTILINE)
 REWRITTEN = re.compile(r"^def\s+task_program\s*\(\s*robot\s*\)", re.MULTILINE)
+APPENDED = re.compile(r"^task_program\(robot\)\s*\Z", re.MULTILINE)
+BARE_CALL = re.compile(r"(?<!robot\.)\b(?:" + "|".join(API) + r")\(")
 _LANGS = {"", "python", "py", "python3"}
 
 
@@ -146,7 +148,7 @@ def convert_program(text: str) -> str:
     """A RoboEval-form program as the program our sandbox runs (with the original's rewriting applied). A
     program that does not parse after the rewriting is returned as rewritten text, to fail as it would there."""
     code = code_of(text)
-    rewritten = REWRITTEN.search(code) is not None
+    rewritten = is_rewritten(code)
     if not rewritten:
         code = original_rewrite(code)
     try:
@@ -163,6 +165,13 @@ def convert_program(text: str) -> str:
     if _uses_time_unimported(tree):
         body.insert(0, ast.Import([ast.alias("time")]))
     return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+
+
+def is_rewritten(code: str) -> bool:
+    """Whether `code` is already in the runner's rewritten form: `def task_program(robot):`, every API call through
+    `robot.`, and the appended `task_program(robot)` last (a model's own program with `def task_program(robot):`
+    and bare calls is rewritten like any other, as the original would)."""
+    return bool(REWRITTEN.search(code) and APPENDED.search(code.rstrip() + "\n") and not BARE_CALL.search(code))
 
 
 def _calls_entry(node: ast.stmt) -> bool:

@@ -25,6 +25,7 @@ FORMS = {
     "format call": 'def task_program():\n    go_to("kitchen")\n    say("{}".format("hello"))\n',
     "bare except": 'def task_program():\n    try:\n        go_to("kitchen")\n    except:\n        pass\n    say("hello")\n',
     "main guard": 'def task_program():\n    go_to("kitchen")\n    say("hello")\n\nif __name__ == "__main__":\n    pass\n',
+    "own robot parameter": 'def task_program(robot):\n    go_to("kitchen")\n    say("hello")\n',
     "keyword arguments": 'def task_program():\n    go_to(location="kitchen")\n    say(message="hello")\n',
 }
 
@@ -61,6 +62,13 @@ def test_the_original_rewriting_lower_cases_double_quoted_literals_only():
     # the substring rewrite's quirk: a helper whose name ends in an API name breaks, as in the original
     quirk = convert_program("def essay(x):\n    return x\n\ndef task_program():\n    say(essay('a'))\n")
     assert isinstance(parse(quirk), str)
+
+
+def test_a_model_writing_robot_dot_calls_fails_as_in_the_original(executor):
+    # The rewrite prefixes every API call, so `robot.go_to(` becomes `robot.robot.go_to(`: an AttributeError there.
+    code = convert_program('def task_program():\n    robot.go_to("kitchen")\n    say("hello")\n')
+    [outcome] = executor.run(code, [(HALL, None)])
+    assert outcome.end == "error" and "AttributeError" in outcome.detail
 
 
 def test_a_program_that_catches_a_robot_error_goes_on(executor):
