@@ -30,6 +30,7 @@ OPTION_VALUES_PER_DIM = (3, 8)  # values a product offers per option dimension (
 RANGE_SHARE = 0.15  # products listed with a price range ("$a to $b")
 NO_REVIEW_SHARE = 0.12  # products without reviews (shown as "Rating: N.A.", as every product in the original)
 SHOWN_REVIEWS = 5
+VARIANT_SHARE = 0.3  # products that relist an earlier product of their type (see `listing`)
 CROSS_SELL_SHARE = 0.5  # descriptions that name another product type of the category (as real listings do)
 REVIEW_TEXT = {
     1: ("Very disappointed", "This {head} was not {attr} at all. Returned it."),
@@ -153,6 +154,9 @@ def option_pool(dim: str) -> tuple[tuple[str, ...], frozenset[tuple[str, str]]]:
     return usable, clash
 
 
+_color_key = lru_cache(maxsize=None)(normalize_color)  # over the finite option vocabulary only
+
+
 def distinct_values(rng: random.Random, dim: str, k: int, taken: frozenset[str] = frozenset()) -> list[str]:
     """Up to `k` option values of vocabulary `dim`, no two of which the WebShop option score confuses, and none
     that another option group of the product already offers (`taken`, compared after `normalize_color`): a value
@@ -160,7 +164,7 @@ def distinct_values(rng: random.Random, dim: str, k: int, taken: frozenset[str] 
     pool, clash = option_pool(dim)
     chosen: list[str] = []
     for value in rng.sample(pool, min(len(pool), k + 4)):
-        if normalize_color(value) in taken:
+        if _color_key(value) in taken:
             continue
         if all((value, other) not in clash and (other, value) not in clash for other in chosen):
             chosen.append(value)
@@ -198,21 +202,34 @@ def draw_reviews(rng: random.Random, kind: ProductType, attrs: list[str]) -> tup
 _SAME_CATEGORY = {c: [t for t in TYPES if t.category == c] for c in CATEGORY_NAMES}
 
 
-def generate_product(seed: int, index: int, kind: ProductType | None = None) -> Product:
-    rng = random.Random(stable_seed("webshop-product", CATALOG_VERSION, seed, index))
-    kind = kind or rng.choice(TYPES)
+def listing(seed: int, index: int, kind: ProductType, stride: int = 0) -> tuple[str, str, list[str]]:
+    """Brand, modifier and attributes of product `index`. With `stride` (the distance to the previous product of
+    the same type), `VARIANT_SHARE` of products are another seller's listing of an earlier product: same brand,
+    title and attributes, their own options, price and reviews (near duplicates, as in real catalogs)."""
+    while True:
+        rng = random.Random(stable_seed("webshop-listing", CATALOG_VERSION, seed, index))
+        if not (stride and index >= stride and rng.random() < VARIANT_SHARE):
+            break
+        index -= stride
     brand, modifier = _brand(rng), rng.choice(MODIFIERS)
     own = rng.sample(kind.attributes, rng.randint(2, min(3, len(kind.attributes))))
     shared = rng.sample(CATEGORY_ATTRIBUTES[kind.category], rng.randint(1, 2))
     attrs = [*own, *(a for a in shared if a not in own)]
     rng.shuffle(attrs)
+    return brand, modifier, attrs
+
+
+def generate_product(seed: int, index: int, kind: ProductType | None = None, stride: int = 0) -> Product:
+    rng = random.Random(stable_seed("webshop-product", CATALOG_VERSION, seed, index))
+    kind = kind or rng.choice(TYPES)
+    brand, modifier, attrs = listing(seed, index, kind, stride)
     options: dict[str, list[str]] = {}
     taken: frozenset[str] = frozenset()
     for dim in kind.options:
         values = distinct_values(rng, dim, rng.randint(*OPTION_VALUES_PER_DIM), taken)
         if values:
             options[OPTIONS[dim][0]] = values
-            taken |= {normalize_color(v) for v in values}
+            taken |= {_color_key(v) for v in values}
     title = f"{brand} {modifier.title()} {attrs[0].title()} {kind.head.title()}"
     if len(attrs) > 1:
         title += f", {attrs[1].title()}"
@@ -253,7 +270,7 @@ def generated_catalog(size: int = DEFAULT_SIZE, seed: int = 0) -> Catalog:
         raise ValueError("catalog size must be >= 1")
     order = list(TYPES)
     random.Random(stable_seed("webshop-types", seed)).shuffle(order)
-    products = [generate_product(seed, i, order[i % len(order)]) for i in range(size)]
+    products = [generate_product(seed, i, order[i % len(order)], len(order)) for i in range(size)]
     return Catalog(products, source=f"generated:{seed}:{size}")
 
 

@@ -11,8 +11,8 @@ defaults, not like the original; kept for the 100k benchmark.
 
 All engines see the same documents (WebShop's `contents` recipe, `Product.contents`) through one analyzer that
 follows Lucene's English analyzer: standard-tokenizer words (numbers keep their decimal point), possessive 's
-dropped, lower case, Lucene's 33 English stop words removed, then a light plural stemmer (the original uses Porter;
-see docs/webshop.md). Results are at most `SEARCH_RETURN_N` ASINs.
+dropped, lower case, Lucene's 33 English stop words removed, Porter stemming (`porter.py`). Results are at most
+`SEARCH_RETURN_N` ASINs.
 """
 
 from __future__ import annotations
@@ -27,14 +27,14 @@ from collections import Counter
 from pathlib import Path
 
 from .catalog import Catalog, Product
+from .porter import porter_stem
 
 SEARCH_RETURN_N = 50
 MAX_QUERY_TERMS = 64
 K1, B = 0.9, 0.4  # Anserini's BM25 defaults, which the original's LuceneSearcher uses
 TANTIVY_K1_B = (1.2, 0.75)  # fixed inside tantivy
 MAX_TIE = 5000  # widest tie window fetched from tantivy when its doc ids are not catalog order
-INDEX_VERSION = 2  # bump when the document terms change: it keys the on-disk index
-_VOWELS = set("aeiou")
+INDEX_VERSION = 3  # bump when the document terms change: it keys the on-disk index
 FILLER = "_"  # never produced by `analyze`, so no query can match it
 # Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET.
 STOP_WORDS = frozenset(
@@ -84,17 +84,6 @@ def document_terms(product: Product) -> list[str]:
     return analyze(product.contents())
 
 
-def stem(word: str) -> str:
-    """A light English plural stemmer (S-stemmer): enough to make 'shoes'/'shoe' and 'berries'/'berry' meet."""
-    if len(word) > 4 and word.endswith("ies") and word[-4] not in _VOWELS:
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("es") and word[-3] in "sxz" or word.endswith(("ches", "shes")):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
-
-
 def analyze(text: str, limit: int | None = None) -> list[str]:
     """Terms of a text (see the module doc); linear in the text's length."""
     terms: list[str] = []
@@ -104,7 +93,7 @@ def analyze(text: str, limit: int | None = None) -> list[str]:
             word = word[:-2] if word.endswith("'s") else word[:-1]
         if not word or len(word) > MAX_WORD or word in STOP_WORDS:
             continue
-        terms.append(stem(word))
+        terms.append(porter_stem(word))
         if limit is not None and len(terms) >= limit:
             break
     return terms

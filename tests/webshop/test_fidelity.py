@@ -247,3 +247,19 @@ def test_no_value_is_offered_in_two_option_groups(catalog):
         assert len(values) == len(set(values)), p.asin
     for p in catalog.products:
         assert len(set(p.product_category.split(" › "))) == len(p.product_category.split(" › "))  # no repeated level
+
+
+def test_porter_stemming_as_lucenes_filter():
+    """Porter's own examples (1980 paper) and the reference C version's departures; the old plural-only stemmer
+    kept "running" apart from "run" and "adjustable" apart from "adjust"."""
+    from rlvr_gym.envs.webshop.porter import porter_stem
+
+    examples = {
+        "caresses": "caress", "ponies": "poni", "agreed": "agre", "motoring": "motor", "hopping": "hop",
+        "filing": "file", "happy": "happi", "relational": "relat", "conditional": "condit", "digitizer": "digit",
+        "vietnamization": "vietnam", "hopefulness": "hope", "sensibiliti": "sensibl", "triplicate": "triplic",
+        "electrical": "electr", "adoption": "adopt", "bowdlerize": "bowdler", "controll": "control",
+        "conformabli": "conform", "archaeology": "archaeolog", "as": "as",
+    }  # fmt: skip
+    assert {w: porter_stem(w) for w in examples} == examples
+    assert analyze("running adjustable") == analyze("run adjust") == ["run", "adjust"]
