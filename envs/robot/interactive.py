@@ -20,6 +20,7 @@ from rlvr_gym import Task, Verdict
 from .checkspec import holds
 from .replay import API
 from .simulator import Call, Robot, RobotError, WorldState
+from .verifier import DEFAULT_WEIGHTS, parts_of
 
 MAX_ACTION_CHARS = 2_000
 DONE = "done()"
@@ -82,14 +83,23 @@ class Session:
 
 
 def judge(task: Task, traces: Sequence[Sequence[Call]]) -> Verdict:
-    """The verdict over the whole episode: state k's check on the calls made in state k (missing states fail)."""
-    checks = task.ground_truth["checks"]
-    passes = [k < len(traces) and holds(spec, traces[k]) for k, spec in enumerate(checks)]
+    """The verdict over the whole episode: state k's check on the calls made in state k (missing states fail).
+
+    Mixed as the program env's default (no code, so no token penalties): 0.8 x the share of states passed + 0.2 x
+    the share of each state's conditions met, the latter only once a state passes."""
+    truth = task.ground_truth
+    passes = [k < len(traces) and holds(spec, traces[k]) for k, spec in enumerate(truth["checks"])]
     functional = sum(passes) / len(passes)
+    credit = [sum(p(traces[k]) for p in parts) / len(parts) if k < len(traces) else 0.0
+              for k, parts in enumerate(parts_of(truth))]  # fmt: skip
+    temporal = sum(credit) / len(credit)
+    wf, wt = DEFAULT_WEIGHTS["functional"], DEFAULT_WEIGHTS["temporal"]
+    reward = (wf * functional + wt * (temporal if functional > 0 else 0.0)) / (wf + wt)
     failed = [str(k + 1) for k, ok in enumerate(passes) if not ok]
     feedback = "the task's conditions hold in every situation" if not failed else (
         f"the task's conditions do not hold in situation {', '.join(failed)}")  # fmt: skip
-    return Verdict(reward=functional, passed=all(passes), components={"functional": functional}, feedback=feedback)
+    return Verdict(reward=reward, passed=all(passes), components={"functional": functional, "temporal": temporal},
+                   feedback=feedback)  # fmt: skip
 
 
 def reference_calls(program: str, states: Sequence[WorldState]) -> list[str]:
