@@ -31,9 +31,11 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=500)
     parser.add_argument("--split", default="eval", choices=("train", "eval"))
     parser.add_argument("--catalog-size", type=int, default=None, help="default: the env's (10,000)")
+    parser.add_argument("--goal-style", default="synthetic", choices=("synthetic", "human"))
     parser.add_argument("--seed", type=int, default=0, help="the random policy's seed")
     args = parser.parse_args()
-    kwargs = {"split": args.split} | ({"catalog_size": args.catalog_size} if args.catalog_size else {})
+    kwargs = {"split": args.split, "goal_style": args.goal_style}
+    kwargs |= {"catalog_size": args.catalog_size} if args.catalog_size else {}
     start = time.perf_counter()
     env = make("rlvr/WebShop-v0", **kwargs)
     episodes = run_policies(env, args.tasks, args.seed)

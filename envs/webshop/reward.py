@@ -32,11 +32,18 @@ class Goal:
     asin: str
     instruction: str
     attributes: tuple[str, ...]
-    options: tuple[tuple[str, str], ...]  # (option name, value) pairs: synthetic goals, compared as tuples
+    options: tuple[tuple[str, str], ...]  # (option name, value) pairs the shopper wants
     price_upper: float
     name: str
     query: str
     product_category: str
+    # How the reward compares options: "pairs" as the original's synthetic goals ((name, value) tuples, scored on
+    # their string form), "values" as its human goals (`instruction_options`: the value strings alone).
+    option_form: str = "pairs"
+
+    def goal_options(self) -> list[tuple[str, str] | str]:
+        """The goal options as the original's reward receives them."""
+        return list(self.options) if self.option_form == "pairs" else [v for _, v in self.options]
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -48,6 +55,7 @@ class Goal:
             "name": self.name,
             "query": self.query,
             "product_category": self.product_category,
+            "option_form": self.option_form,
         }
 
     @classmethod
@@ -61,6 +69,7 @@ class Goal:
             name=str(data["name"]),
             query=str(data["query"]),
             product_category=str(data["product_category"]),
+            option_form=str(data.get("option_form", "pairs")),
         )
 
 
@@ -116,7 +125,7 @@ def attribute_matches(product: Product, goal: Goal) -> int:
 def option_matches(chosen: dict[str, str], goal: Goal) -> int:
     purchased = [normalize_color(v) for v in chosen.values()]
     count = 0
-    for g_option in goal.options:
+    for g_option in goal.goal_options():
         target = normalize_color(g_option)
         if any(token_set_score(p, target) > THRESHOLD for p in purchased):
             count += 1

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -101,14 +101,38 @@ def instruction_base(head: str, attrs: list[str], rng: random.Random) -> str:
     return template.format(a=article(first), head=head, attrs=attr_text)
 
 
-def make_goal(product: Product, rng: random.Random) -> Goal:
-    """A synthetic goal as the original builds one (`get_synthetic_goals`): the instruction base, then " with
-    name: value, and ..." over the option names *sorted*, then the price text; goal options are (name, value)."""
+# How people name an option inside a sentence (the original's human instructions weave options in).
+OPTION_PHRASES = {
+    "color": ("in {v}", "in {v} color", "{v} colored", "in the color {v}"),
+    "size": ("in size {v}", "size {v}", "in {v}", "{v} size"),
+    "flavor name": ("{v} flavor", "in {v} flavor", "with {v} flavor"),
+    "scent": ("{v} scented", "with a {v} scent", "in {v} scent"),
+    "material": ("made of {v}", "in {v}"),
+    "style": ("in {v} style", "{v} style"),
+    "pattern name": ("with a {v} pattern", "in {v} pattern"),
+    "capacity": ("with {v} capacity", "{v}"),
+    "wattage": ("{v}", "rated {v}"),
+}
+
+
+def option_text(options: tuple[tuple[str, str], ...], style: str, rng: random.Random) -> str:
+    """The options part of an instruction: the original's synthetic " with name: value, and ..." or a human
+    phrasing (", in navy blue and size x-large")."""
+    if not options:
+        return ""
+    if style == "synthetic":
+        return " with " + ", and ".join(f"{n}: {v}" for n, v in options)
+    phrases = [rng.choice(OPTION_PHRASES.get(n, ("{v}",))).format(v=v) for n, v in options]
+    return ", " + join_words(phrases, rng)
+
+
+def make_goal(product: Product, rng: random.Random, style: str = "synthetic") -> Goal:
+    """A goal as the original builds one: `synthetic` (`get_synthetic_goals`: the instruction base, " with name:
+    value, and ..." over the option names *sorted*, the price text; options compared as (name, value) tuples) or
+    `human` (`get_human_goals`: options named in the sentence, compared as plain values)."""
     attrs = rng.sample(product.Attributes, rng.randint(1, min(3, len(product.Attributes))))
     options = tuple((name, rng.choice(product.options[name])) for name in sorted(product.options))
-    text = instruction_base(product.query, attrs, rng).strip(".")
-    if options:
-        text += " with " + ", and ".join(f"{n}: {v}" for n, v in options)
+    text = instruction_base(product.query, attrs, rng).strip(".") + option_text(options, style, rng)
     upper = price_upper(product.price, rng)
     if upper != NO_PRICE_BOUND:
         text += f", and price lower than {upper:.2f} dollars"
@@ -121,6 +145,7 @@ def make_goal(product: Product, rng: random.Random) -> Goal:
         name=product.Title,
         query=product.query,
         product_category=product.product_category,
+        option_form="pairs" if style == "synthetic" else "values",
     )
 
 
@@ -159,6 +184,7 @@ class ShopConfig(BaseModel):
     catalog_seed: int = 0
     data: str | None = None
     engine: str = DEFAULT_ENGINE
+    goal_style: Literal["synthetic", "human"] = "synthetic"  # the original's two goal kinds (`make_goal`)
 
 
 class WebShopTasks(TaskSource):
@@ -177,7 +203,7 @@ class WebShopTasks(TaskSource):
         """The first goal drawn for `index` that is in this split, in the index's window class, and reachable."""
         rng = self.rng(index)  # one stream per index: a draw costs microseconds, so the window stays cheap
         for _ in range(MAX_ATTEMPTS):
-            goal = make_goal(rng.choice(self.products), rng)
+            goal = make_goal(rng.choice(self.products), rng, self.config.goal_style)
             if _split_and_window(goal.instruction, self.eval_fraction) != (self.split, index % WINDOWS[self.split]):
                 continue
             plan = plan_purchase(self.engine, self.catalog.by_asin[goal.asin], dict(goal.options))

@@ -263,3 +263,29 @@ def test_porter_stemming_as_lucenes_filter():
     }  # fmt: skip
     assert {w: porter_stem(w) for w in examples} == examples
     assert analyze("running adjustable") == analyze("run adjust") == ["run", "adjust"]
+
+
+def test_human_goals_compare_option_values_alone():
+    """The original's human goals hold `instruction_options` as plain values; synthetic goals hold (name, value)
+    tuples scored on their string form. Buying "x-large" satisfies a human goal for "large" (token-set subset)
+    but not a synthetic one ("size large" vs "x large")."""
+    product = _doc(6, "Zed Hoodie")
+    base = dict(asin=product.asin, instruction="i need a hoodie", attributes=(), options=(("size", "large"),))
+    base |= dict(price_upper=10.0, name="Zed Hoodie", query="q", product_category="a › b")
+    synthetic, human = Goal(**base), Goal(**base, option_form="values")
+    assert webshop_reward(product, {"size": "x-large"}, synthetic)[1]["option_score"] == 0.0
+    assert webshop_reward(product, {"size": "x-large"}, human)[1]["option_score"] == 1.0
+    assert Goal.from_dict(human.as_dict()) == human
+
+
+def test_human_style_tasks_weave_options_into_the_sentence():
+    env = make("rlvr/WebShop-v0", catalog_size=1000, goal_style="human")
+    for i in range(10):
+        env.reset(options={"task_index": i})
+        truth = env.task.ground_truth
+        assert truth["option_form"] == "values" and ": " not in truth["instruction"]
+        assert all(value in truth["instruction"] for _, value in truth["options"])
+        result = None
+        for action in env.task.reference_actions:
+            result = env.step_result(action)
+        assert result.reward == 1.0
