@@ -120,13 +120,41 @@ def api(robot, log):
     return {**functions, "robot": SimpleNamespace(**functions), "print": printed}
 
 
-def run_one(code, run):
+def sleeps_count(namespace, limit_s):
+    """Make the program's `time.sleep` count against the run's time limit: in the original a real sleep uses up
+    its wall-clock timeout (which is why it rewrites `time.sleep(1)` to 0.01 s). The virtual clock never waits;
+    a run whose sleeps add up to more than `limit_s` ends as a timeout."""
+    table = namespace["__builtins__"]
+    importer, made = table["__import__"], {}
+
+    def importing(module, globals=None, locals=None, fromlist=(), level=0):
+        found = importer(module, globals, locals, fromlist, level)
+        if module != "time":
+            return found
+        if "time" not in made:
+            slept = [0.0]
+
+            def sleep(seconds):
+                found.sleep(seconds)
+                slept[0] += max(float(seconds), 0.0)
+                if slept[0] > limit_s:
+                    raise Timeout()
+
+            made["time"] = SimpleNamespace(**{**vars(found), "sleep": sleep})
+        return made["time"]
+
+    table["__import__"] = importing
+    return namespace
+
+
+def run_one(code, run, limit_s):
     """One run in the jail (called in a fresh fork): the call log and how the run ended."""
     state = WorldState.from_json(run["state"])
     robot = make_robot(state, run.get("random_seed"))
     log = []
     # "__main__" as in the original's `python -c`: an `if __name__ == "__main__":` block runs
-    namespace = {**program_globals(MODULES, seed=RANDOM_SEED, name="__main__"), **api(robot, log)}
+    namespace = sleeps_count(program_globals(MODULES, seed=RANDOM_SEED, name="__main__"), limit_s)
+    namespace.update(api(robot, log))
     end, message, line = "ok", "", None
     try:
         exec(code, namespace)
@@ -165,7 +193,7 @@ def main():
     except BaseException as exc:  # the parent's policy check failed to catch it: every run is a program error
         code, failed = None, {"log": [], "end": "error", "message": (type(exc).__name__ + ": " + str(exc))[:300]}
     for index, run in enumerate(job["runs"]):
-        record = failed if code is None else isolated(lambda run=run: run_one(code, run), timeout, GRACE_S)
+        record = failed if code is None else isolated(lambda run=run: run_one(code, run, timeout), timeout, GRACE_S)
         if record is not None:
             write({"run": index, **record})
     write({"done": True})

@@ -98,3 +98,13 @@ def test_timeout_allowed_states_pass_when_the_program_keeps_waiting(executor):
     no_timeouts = task.model_copy(update={"ground_truth": {**task.ground_truth, "timeout_ok": [False] * 3}})
     strict = verifier.verify(no_timeouts, task.reference_actions, executor=executor, robustness_runs=0)
     assert strict.components["functional"] == pytest.approx(1 / 3)  # the waiting states never finish
+
+
+def test_sleeping_uses_up_the_run_time_as_in_the_original(executor):
+    # The clock is virtual, but sleeps count against the 1 s limit: `time.sleep(2)` times out, as a real sleep
+    # does under the original's timeout; the rewritten `time.sleep(1)` (0.01 s) does not.
+    slow = "import time\ndef task_program():\n    go_to('kitchen')\n    time.sleep(2)\n    say('hello')\n"
+    [outcome] = executor.run(slow, [(HALL, None)])
+    assert outcome.end == "timeout" and [c.name for c in outcome.trace] == ["go_to"]
+    rewritten = convert_program('def task_program():\n    go_to("kitchen")\n    time.sleep(1)\n    say("hello")\n')
+    assert _says_hello_in_the_kitchen(rewritten, executor)
