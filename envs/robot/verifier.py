@@ -69,8 +69,8 @@ def _security(tree: Any) -> float:
 
 def ran(outcome: RunOutcome, timeout_ok: bool = False) -> bool:
     """The run counts: it ended normally, or did not finish where the state allows that (the original's
-    `timeout: True`). "Did not finish" is a timeout or the call limit: waiting loops sleep on the job's virtual
-    clock, so a program that waits forever ends at the call limit rather than on the wall clock."""
+    `timeout: True`). "Did not finish" is a timeout (sleeps on the job's virtual clock count against the run's
+    limit) or the call limit (where a waiting loop that never sleeps ends)."""
     return outcome.clean or (timeout_ok and outcome.end in ("timeout", "call_limit"))
 
 
