@@ -128,19 +128,19 @@ def sleeps_count(namespace, limit_s):
     importer, made = table["__import__"], {}
 
     def importing(module, globals=None, locals=None, fromlist=(), level=0):
-        found = importer(module, globals, locals, fromlist, level)
+        facade = importer(module, globals, locals, fromlist, level)
         if module != "time":
-            return found
+            return facade
         if "time" not in made:
             slept = [0.0]
 
             def sleep(seconds):
-                found.sleep(seconds)
+                facade.sleep(seconds)
                 slept[0] += max(float(seconds), 0.0)
                 if slept[0] > limit_s:
                     raise Timeout()
 
-            made["time"] = SimpleNamespace(**{**vars(found), "sleep": sleep})
+            made["time"] = SimpleNamespace(**{**vars(facade), "sleep": sleep})
         return made["time"]
 
     table["__import__"] = importing

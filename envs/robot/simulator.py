@@ -86,7 +86,9 @@ class WorldState:
         )
 
 
-def _found(pattern: str, text: str) -> bool:
+def found(pattern: str, text: str) -> bool:
+    """The original's matching: `pattern` (the state's name, label or answer, or a check's regex) searched in
+    `text`, case-insensitively; a pattern that is no valid regex is searched as plain text."""
     try:
         return re.search(pattern, text, re.IGNORECASE) is not None
     except re.error:
@@ -144,7 +146,7 @@ class Robot:
     def _resolve_room(self, argument: str) -> str:
         """The first room whose name (as a regex) occurs in the argument; unknown rooms are errors."""
         for room in self.rooms:
-            if _found(room, argument):
+            if found(room, argument):
                 return room
         raise RobotError(f"RobotGoToError: no location matches {argument!r}")
 
@@ -162,7 +164,7 @@ class Robot:
         def look() -> bool:
             name = _text("IsInRoom", entity)
             here = self.objects.get(self.location, []) + list(self.answers.get(self.location, {}))
-            return any(_found(thing, name) for thing in here)
+            return any(found(thing, name) for thing in here)
 
         return self._record("is_in_room", (entity,), look)
 
@@ -177,7 +179,7 @@ class Robot:
 
     def _reply(self, person: str, question: str, options: list[str]) -> str:
         people = self.answers.get(self.location, {})
-        name = next((p for p in people if _found(p, person)), None)
+        name = next((p for p in people if found(p, person)), None)
         if name is None:
             raise RobotError(f"RobotAskError: nobody matching {person!r} in {self.location!r}")
         queue = people[name]  # the answer is taken first: an ask that then fails (no option fits) still used it
@@ -185,11 +187,11 @@ class Robot:
             raise RobotError(f"RobotAskError: {person!r} has no answer")
         answer = queue.pop(0) if len(queue) > 1 else queue[0]
         for option in options:
-            if _found(answer, option):
+            if found(answer, option):
                 return option
-        fallback = "yes" if _found(answer, question) else "no"
+        fallback = "yes" if found(answer, question) else "no"
         for option in options:
-            if _found(fallback, option):
+            if found(fallback, option):
                 return option
         raise RobotError(f"RobotAskError: no option fits the answer of {person!r}")
 
@@ -227,7 +229,7 @@ class Robot:
     def _take_from_room(self, obj: str) -> str | None:
         here = self.objects.get(self.location, [])
         for i, label in enumerate(here):
-            if _found(label, obj):
+            if found(label, obj):
                 return here.pop(i)
         raise RobotError(f"RobotPickError: no {obj!r} in {self.location!r}")
 

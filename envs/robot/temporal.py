@@ -19,10 +19,10 @@ combine them:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 from rlvr_gym.envs.robot.simulator import Call, events
+from rlvr_gym.envs.robot.simulator import found as search
 
 Match = Callable[[Call], bool]
 Check = Callable[[Sequence[Call]], bool]
@@ -31,14 +31,6 @@ Slice = Callable[[Sequence[Call]], list[Call]]
 
 class Undecided(Exception):
     """The original's check raises here (a terminal event of an empty trace): the whole test is unsatisfied."""
-
-
-def search(pattern: str, text: str) -> bool:
-    """The original's matching: `pattern` searched in `text`, case-insensitively (a bad regex as plain text)."""
-    try:
-        return re.search(pattern, text, re.IGNORECASE) is not None
-    except re.error:
-        return pattern.lower() in text.lower()
 
 
 def _fits(pattern: object, value: object) -> bool:
