@@ -1,0 +1,142 @@
+"""Tables and curves of PopuLoRA arms from their `log.jsonl` (docs/results/populora.md is written from this).
+
+`python -m rlvr_gym.algorithms.populora.report --arm NAME CONFIG RUN_DIR [--arm ...] --png OUT.png` prints one
+markdown table per arm (per generation: valid-proposal rate, proposer and solver rewards, buffer solve rate,
+held-set solve rate, updates and ||delta W|| per adapter) and pooled rates per arm, each rate with its 95% Wilson
+interval. Counts are rebuilt from the config (rates x batch sizes are exact integers), so the log stays small.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from rlvr_gym.summary import wilson_interval
+
+from .cli import population_config
+from .population import PopulationConfig
+
+
+def _rate(successes: int, n: int) -> str:
+    interval = wilson_interval(successes, n)
+    if interval is None:
+        return "n/a"
+    return f"{successes}/{n} = {successes / n:.3f} [{interval[0]:.3f}, {interval[1]:.3f}]"
+
+
+def _sizes(config: PopulationConfig) -> dict[str, int]:
+    teachers = 1 if config.shared else config.teachers
+    types = len(config.task_types)
+    return {
+        "proposals": teachers * types * config.proposals_per_type * config.steps_per_generation,
+        "solves": types * config.solves_per_type * config.steps_per_generation,  # per student
+        "held": types * config.held_per_type,  # per student
+    }
+
+
+def load_arm(config_path: str, run_dir: str) -> tuple[PopulationConfig, list[dict[str, Any]]]:
+    raw = yaml.safe_load(Path(config_path).read_text())["population"]
+    rows = [json.loads(line) for line in (Path(run_dir) / "population" / "log.jsonl").read_text().splitlines()]
+    return population_config(raw, baseline=False), rows
+
+
+def arm_table(name: str, config: PopulationConfig, rows: list[dict[str, Any]]) -> str:
+    """One markdown table: a row per generation, then the pooled row."""
+    n = _sizes(config)
+    lines = [
+        f"**{name}** ({len(rows)} generations x {config.steps_per_generation} steps)",
+        "",
+        "| gen | valid proposals | proposer reward | solver reward | buffer solve rate (per student) "
+        "| held solve rate (per student, greedy) | updates | ‖ΔW‖ | buffer (+new) | wall s |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    pooled_valid = pooled_solve = pooled_solve_n = 0
+    for r in rows:
+        valid = round(r["valid_proposal_rate"] * n["proposals"])
+        pooled_valid += valid
+        propose = {k.split("/")[0]: v for k, v in r["rewards"].items() if k.endswith("/propose")}
+        solve = {k.split("/")[0]: v for k, v in r["rewards"].items() if k.endswith("/solve")}
+        train = []
+        for member, rate in r["train_solve_rate"].items():
+            wins = round(rate * n["solves"])
+            pooled_solve += wins
+            pooled_solve_n += n["solves"]
+            train.append(f"{member} {_rate(wins, n['solves'])}")
+        held = [f"{m} {_rate(round(v * n['held']), n['held'])}" for m, v in r["held_solve_rate"].items()]
+        if r.get("held_solve_rate_start"):
+            start = ", ".join(f"{m} {round(v * n['held'])}/{n['held']}" for m, v in r["held_solve_rate_start"].items())
+            held.insert(0, f"(before training: {start})")
+        lines.append(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} (+{}) | {:.0f} |".format(
+                r["generation"],
+                _rate(valid, n["proposals"]),
+                ", ".join(f"{m} {v:+.3f}" for m, v in propose.items()),
+                ", ".join(f"{m} {v:+.3f}" for m, v in solve.items()),
+                "; ".join(train),
+                "; ".join(held),
+                ", ".join(f"{m} {v}" for m, v in r["updates"].items()),
+                ", ".join(f"{m} {v:.4f}" for m, v in r["delta_w"].items()),
+                r["buffer_size"],
+                r["buffer_added"],
+                r["wall_s"],
+            )
+        )
+    total = n["proposals"] * len(rows)
+    lines += [
+        "",
+        f"Pooled over generations: valid proposals {_rate(pooled_valid, total)}; "
+        f"buffer solve rate {_rate(pooled_solve, pooled_solve_n)}; wall {sum(r['wall_s'] for r in rows) / 60:.1f} min.",
+    ]
+    return "\n".join(lines)
+
+
+def plot(arms: dict[str, list[dict[str, Any]]], out: str | Path) -> None:
+    """Four panels per generation: valid-proposal rate, mean solver reward, held solve rate, ||delta W||."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 4, figsize=(18, 4))
+    for name, rows in arms.items():
+        gens = [r["generation"] for r in rows]
+        axes[0].plot(gens, [r["valid_proposal_rate"] for r in rows], marker="o", label=name)
+        for member in rows[0]["delta_w"]:
+            solve = [r["rewards"].get(f"{member}/solve") for r in rows]
+            if any(v is not None for v in solve):
+                axes[1].plot(gens, solve, marker="o", label=f"{name}:{member}")
+            held = [r["held_solve_rate"].get(member) for r in rows]
+            if any(v is not None for v in held):
+                axes[2].plot(gens, held, marker="o", label=f"{name}:{member}")
+            axes[3].plot(gens, [r["delta_w"][member] for r in rows], marker="o", label=f"{name}:{member}")
+    for ax, title in zip(
+        axes, ["valid-proposal rate", "mean solver reward", "held solve rate (greedy)", "‖ΔW‖ per adapter"], strict=True
+    ):
+        ax.set_title(title)
+        ax.set_xlabel("generation")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out, dpi=90)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--arm", nargs=3, action="append", metavar=("NAME", "CONFIG", "RUN_DIR"), required=True)
+    parser.add_argument("--png")
+    args = parser.parse_args(argv)
+    arms = {}
+    for name, config_path, run_dir in args.arm:
+        config, rows = load_arm(config_path, run_dir)
+        arms[name] = rows
+        print(arm_table(name, config, rows) + "\n")
+    if args.png:
+        plot(arms, args.png)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
