@@ -13,5 +13,5 @@ def register_envs() -> None:
         family="webshop",
         description="WebShop-style shopping: search[...]/click[...] over a generated catalog (or the original "
         "files via WEBSHOP_DATA), exact WebShop reward; kwargs split, seed, catalog_size, catalog_seed, data, "
-        "engine (lucene|bm25s|tantivy), observation_mode (text|text_rich|html), goal_style (synthetic|human)",
+        "engine (lucene|bm25s|tantivy), observation_mode (text|text_rich|html|url), goal_style (synthetic|human)",
     )

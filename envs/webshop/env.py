@@ -10,12 +10,12 @@ from rlvr_gym import Env, Message, StepResult, Task, Verdict
 from rlvr_gym.env import feedback
 
 from . import floor
-from .pages import render_html
+from .pages import page_url, render_html
 from .shop import ShopSession, render_text
 from .tasks import WebShopTasks
 from .verifier import DEFAULT_MAX_TURNS, new_session, purchase_verdict, verify, wrong_answers
 
-MODES = ("text", "text_rich", "html")  # the original's modes (its `url` mode is not offered)
+MODES = ("text", "text_rich", "html", "url")  # the original's four observation modes
 HTML_SESSION = "episode"  # the session id in the html observation's links
 
 
@@ -45,6 +45,8 @@ class WebShopEnv(Env):
             purchase = self.session.purchase
             text = render_html(page, HTML_SESSION, message=note, reward=purchase.reward if purchase else None)
             note = ""
+        elif self.observation_mode == "url":
+            text = page_url(self.session, HTML_SESSION)
         else:
             text = render_text(page, self.observation_mode, clicked)
         if self.show_actions and not self.session.done:

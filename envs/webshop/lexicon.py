@@ -49,7 +49,7 @@ SIZE_PATTERNS = tuple(re.compile(s) for s in SIZE_SET) + tuple(
 
 
 def is_size(value: str) -> bool:
-    """WebShop's size test (`normalize.normalize_size` finds a pattern): any `SIZE_PATTERNS` entry matches."""
+    """Whether a value reads as a size to the original's patterns: some `SIZE_PATTERNS` entry matches it."""
     return any(p.search(value) for p in SIZE_PATTERNS)
 
 

@@ -1,4 +1,5 @@
-"""HTML rendering of a shop `Page`: the web site's pages and the text env's `html` observation mode.
+"""HTML rendering of a shop `Page` (the web site's pages and the text env's `html` observation mode) and the
+original's page URLs (the `url` observation mode).
 
 The original's text env offers the rendered page HTML as an observation mode next to `text` and `text_rich`; here
 both front ends render the one `Page` model, so the env's HTML is the page the web site serves (no external assets;
@@ -10,7 +11,7 @@ from __future__ import annotations
 import html
 from urllib.parse import quote
 
-from .shop import Page
+from .shop import Page, ShopSession
 
 STYLE = (
     "body{font-family:sans-serif;max-width:60em;margin:1em auto}.btn{display:inline-block;margin:.2em;"
@@ -68,3 +69,25 @@ def render_html(page: Page, sid: str, message: str = "", reward: float | None = 
         out.append(f"<div id='reward'><pre data-reward='{reward!r}'>{reward:.4f}</pre></div>")
     out.append("</body></html>")
     return "".join(out)
+
+
+SITE = "http://127.0.0.1:3000"  # the original's Flask address, which its `url` mode reports
+
+
+def page_url(session: ShopSession, sid: str) -> str:
+    """The original's URL for the session's page (its `url` observation mode, routes of ENVS-NEXT §1.3): keywords
+    as the Python list of the lower-cased query's words, options as the Python dict literal, both URL-quoted."""
+    keywords = quote(str(session.keywords.split(" ")), safe="")
+    options = quote(str(session.options), safe="")
+    sid = quote(sid, safe="")
+    if session.kind == "search":
+        return f"{SITE}/{sid}"
+    if session.kind == "results":
+        return f"{SITE}/search_results/{sid}/{keywords}/{session.page_num}"
+    if session.kind == "item":
+        return f"{SITE}/item_page/{sid}/{session.asin}/{keywords}/{session.page_num}/{options}"
+    if session.kind == "sub_page":
+        sub = session.sub_page.capitalize()
+        return f"{SITE}/item_sub_page/{sid}/{session.asin}/{keywords}/{session.page_num}/{sub}/{options}"
+    assert session.purchase is not None
+    return f"{SITE}/done/{sid}/{session.purchase.asin}/{quote(str(session.purchase.options), safe='')}"

@@ -289,3 +289,18 @@ def test_human_style_tasks_weave_options_into_the_sentence():
         for action in env.task.reference_actions:
             result = env.step_result(action)
         assert result.reward == 1.0
+
+
+def test_url_mode_follows_the_originals_routes():
+    env = make("rlvr/WebShop-v0", catalog_size=1000, observation_mode="url", show_actions=False)
+    obs, _ = env.reset(options={"task_index": 4})
+    assert obs[0]["content"].endswith("http://127.0.0.1:3000/episode")
+    seen = []
+    for action in env.task.reference_actions:
+        seen.append(env.step_result(action).observation[0].text().split("/")[3])
+        if env.session.kind == "item":
+            env.step_result("click[Features]")
+            assert "/item_sub_page/episode/" in env.observe() and "/Features/" in env.observe()
+            env.step_result("click[< Prev]")
+    assert seen[0] == "search_results" and seen[-1] == "done" and "item_page" in seen
+    assert "%27" in env.observe()  # the options dict literal, quoted
