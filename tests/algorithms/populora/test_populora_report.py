@@ -1,0 +1,42 @@
+"""The results tables: counts rebuilt from the config's batch sizes, Wilson intervals, the curves PNG."""
+
+from __future__ import annotations
+
+import json
+
+from rlvr_gym.algorithms.populora.report import arm_table, load_arm, plot
+
+
+def _row(gen: int, valid: float, held: float) -> dict:
+    return {
+        "generation": gen,
+        "valid_proposal_rate": valid,
+        "rewards": {"t/propose": -1.0, "s/solve": -0.75},
+        "train_solve_rate": {"s": 0.25},
+        "held_solve_rate": {"s": held},
+        "held_solve_rate_start": {"s": 0.0} if gen == 0 else {},
+        "updates": {"t": 0, "s": 2},
+        "delta_w": {"t": 0.25, "s": 0.5},
+        "buffer_size": 34 + gen,
+        "buffer_added": 1,
+        "wall_s": 60.0,
+    }
+
+
+def test_table_counts_and_intervals(tmp_path):
+    config = tmp_path / "arm.yaml"
+    config.write_text(
+        "population: {teachers: 1, students: 1, evolve: false, task_types: [deduction, abduction], "
+        "proposals_per_type: 2, solves_per_type: 2, steps_per_generation: 2, held_per_type: 2}\n"
+    )
+    (tmp_path / "run" / "population").mkdir(parents=True)
+    rows = [_row(0, 0.125, 0.25), _row(1, 0.25, 0.5)]
+    (tmp_path / "run" / "population" / "log.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    cfg, loaded = load_arm(str(config), str(tmp_path / "run"))
+    assert loaded == rows
+    table = arm_table("1T-1S", cfg, loaded)
+    assert "1/8 = 0.125 [0.022, 0.471]" in table  # 2 types x 2 proposals x 2 steps = 8 per generation
+    assert "s 2/4 = 0.500" in table and "(before training: s 0/4)" in table
+    assert "valid proposals 3/16 = 0.188" in table and "buffer solve rate 4/16 = 0.250" in table
+    plot({"1T-1S": loaded}, tmp_path / "curves.png")
+    assert (tmp_path / "curves.png").read_bytes()[:4] == b"\x89PNG"
