@@ -9,16 +9,20 @@ from collections.abc import Sequence
 
 from rlvr_gym.http_guard import add_server_arguments, launch_policy, run_server
 
+from .catalog import DEFAULT_SIZE
+from .search import DEFAULT_ENGINE, ENGINES
+
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="rlvr-gym serve-webshop", description=__doc__.splitlines()[0])
     add_server_arguments(p, port=3000)
     p.add_argument("--split", default="train", choices=("train", "eval"))
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--catalog-size", type=int, default=1000)
+    p.add_argument("--catalog-size", type=int, default=DEFAULT_SIZE)
     p.add_argument("--catalog-seed", type=int, default=0)
     p.add_argument("--data", help="WebShop items_shuffle*.json (or set WEBSHOP_DATA)")
-    p.add_argument("--engine", default="tantivy", choices=("tantivy", "bm25s"))
+    p.add_argument("--engine", default=DEFAULT_ENGINE, choices=sorted(ENGINES))
+    p.add_argument("--goal-style", default="synthetic", choices=("synthetic", "human"))
     return p.parse_args(argv)
 
 
@@ -37,5 +41,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         catalog_seed=args.catalog_seed,
         data=args.data,
         engine=args.engine,
+        goal_style=args.goal_style,
     )
     return run_server(app, args, policy, "WebShop site")
