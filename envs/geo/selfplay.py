@@ -61,13 +61,16 @@ def judge_proposal(text: str, scene: Any, scenes: Any) -> tuple[list[Any] | None
     Validity is decided only by executing the program (`tasks.valid_task`): typed answer, deterministic, not
     guessable, not constant over probe scenes."""
     answer = verifier.extract(text)
+    if answer is None:
+        return None, None, "no answer line"
     try:
-        program = dsl.parse(answer) if answer is not None else None
+        program = dsl.parse(answer)
     except dsl.ProgramError as exc:
         return None, None, exc.kind
     if not isinstance(program, list):
-        return None, None, "no program"
-    return program, valid_task(program, scene, scenes), None
+        return None, None, "not a program"
+    found = valid_task(program, scene, scenes)
+    return program, found, None if found is not None else "not a valid task"
 
 
 def solve_task(program: list[Any], scene: Any, found: tuple[Any, str], source: str, task_id: str) -> Task:
@@ -189,10 +192,12 @@ class GeoSelfPlay:
         prompts = [propose_prompt(s.to_text(), rng.sample(self.buffer, min(3, len(self.buffer)))) for s in scenes]
         proposed = self._generate(prompts)
         solve_tasks: list[tuple[int | None, Task]] = []
-        judged = []
+        judged, rejects = [], {}
         for i, (scene, (_, _, text)) in enumerate(zip(scenes, proposed, strict=True)):
-            program, found, _ = judge_proposal(text, scene, self.scenes)
+            program, found, reject = judge_proposal(text, scene, self.scenes)
             judged.append((program, found))
+            if reject:
+                rejects[reject] = rejects.get(reject, 0) + 1
             if found is not None:
                 task = solve_task(program, scene, found, cfg.source, f"geo/selfplay/{k}/{i}")
                 solve_tasks += [(i, task)] * cfg.samples
@@ -233,6 +238,7 @@ class GeoSelfPlay:
             ),
             "solve_rate_on_buffer": sum(buffer_wins) / len(buffer_wins) if buffer_wins else None,
             "buffer": len(self.buffer),
+            "rejects": rejects,
         }
         return samples, row
 

@@ -88,7 +88,13 @@ def test_selfplay_training_updates_the_adapter_from_proposer_rewards(monkeypatch
 
     play = _tiny_selfplay()
     real = play._generate
-    proposals = iter(['ANSWER: ["count", ["objects", "tree"]]', "I propose a nice program."] * 10)
+    candidates = [
+        '["count", ["objects", "tree"]]',
+        '["count", ["objects", "building"]]',
+        '["count", ["objects", "road"]]',
+    ]
+    new = next(c for c in candidates if c not in play.buffer)  # a program the buffer does not hold yet
+    proposals = iter([f"ANSWER: {new}", "I propose a nice program."] * 10)
 
     def scripted(prompts):
         if "Propose one NEW program" not in prompts[0]:
@@ -107,11 +113,12 @@ def test_selfplay_training_updates_the_adapter_from_proposer_rewards(monkeypatch
     keys = [x.key for x in samples]
     assert keys.count("propose:geo") == 4 and keys.count("solve:geo") >= 2 * 2
     assert sorted({x.reward for x in samples if x.key == "propose:geo"})[0] == 0.0 and row["valid_rate"] > 0
+    assert row["rejects"].get("no answer line") == 2
     [log] = play.train(1)
     assert log["updated"] and log["delta_w"] > 0
     after = read_factors(play.model, "agent")
     assert any(not torch.equal(before[n][1], after[n][1]) for n in after)
-    assert len(play.buffer) > 4  # the valid proposal joined the buffer
+    assert new in play.buffer and len(play.buffer) == len(set(play.buffer))  # joined once (deduplicated)
 
 
 def test_selfplay_without_contrast_leaves_the_adapter_alone():
@@ -119,3 +126,4 @@ def test_selfplay_without_contrast_leaves_the_adapter_alone():
     play = _tiny_selfplay(proposals=2, solves=1)
     [log] = play.train(1)
     assert log["valid_rate"] == 0.0 and not log["updated"] and log["delta_w"] == 0.0
+    assert sum(log["rejects"].values()) == 2  # every invalid proposal is counted under why it failed
