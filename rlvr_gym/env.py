@@ -24,10 +24,46 @@ from gymnasium.utils import seeding
 from pydantic import BaseModel, ConfigDict, Field
 
 from .spaces import MessagesSpace, TextSpace
-from .types import Message, Task, Verdict
+from .types import Message, Task, Verdict, trusted
 
 if TYPE_CHECKING:
     from .family import TaskSource
+
+TASK_CACHE = 4096  # tasks (with their opening messages) kept per env instance; see `Env._opening`
+_SCALARS = frozenset({str, int, float, bool, bytes, type(None)})
+
+
+def _immutable(value: Any) -> bool:
+    """Whether nothing reachable from `value` can be changed in place (scalars, tuples/frozensets of them)."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return True
+    return kind in (tuple, frozenset) and all(_immutable(item) for item in value)
+
+
+def _flat(task: Task) -> bool:
+    """Whether a shallow copy of `task` shares nothing mutable with it (see `fresh_copy`)."""
+    actions = task.reference_actions
+    return (
+        type(task.prompt) is str
+        and _immutable(task.ground_truth)
+        and (actions is None or all(type(a) is str for a in actions))
+        and all(type(k) is str and _immutable(v) for k, v in task.metadata.items())
+    )
+
+
+def fresh_copy(task: Task, flat: bool) -> Task:
+    """A copy of a cached task that shares nothing mutable with it, so no holder of one episode's task (the agent,
+    the caller reading `info["task_metadata"]`) can change the task a later reset hands out. A `flat` task (see
+    `_flat`: the common case) needs new `metadata` and `reference_actions` containers only (~1 us); any other
+    task is deep-copied."""
+    if not flat:
+        return task.model_copy(deep=True)
+    values = dict(task.__dict__)
+    values["metadata"] = dict(values["metadata"])
+    if values["reference_actions"] is not None:
+        values["reference_actions"] = list(values["reference_actions"])
+    return trusted(Task, values, task.__pydantic_fields_set__)
 
 
 class StepResult(BaseModel):
@@ -70,6 +106,10 @@ class Env(gymnasium.Env):
     _pending_seed: int | None = None  # a reset seed whose numpy generator is not built yet (see `_np_random`)
     _rng: np.random.Generator | None = None
     _rng_seed: int | None = None
+    # `_opening`'s cache: index -> (task, flat, opening messages, their dicts), valid for the source `_tasks_of`
+    _tasks: dict[int, tuple[Task, bool, list[Message] | None, list[dict[str, Any]] | None]] | None = None
+    _tasks_of: object = None
+    _size_of: tuple[object, int | None] | None = None  # (source, its size): `num_tasks` without a call per reset
 
     # ---- what `rlvr-gym check-env` holds the env to ------------------------------------------------------------
     max_reward: ClassVar[float] = 1.0  # full marks: what the reference solution must score
@@ -120,14 +160,52 @@ class Env(gymnasium.Env):
     # ---- task source -------------------------------------------------------------------------------------------
     @property
     def num_tasks(self) -> int | None:
-        """Number of distinct tasks, or None for an unbounded procedural generator."""
-        return self.source.size if self.source is not None else None
+        """Number of distinct tasks, or None for an unbounded procedural generator.
+
+        A source's size is fixed (a task is a pure function of config and index), so it is read once per source:
+        an unbounded generator answers by raising `TypeError`, which would otherwise cost every reset."""
+        source = self.source
+        if source is None:
+            return None
+        known = self._size_of
+        if known is None or known[0] is not source:
+            known = self._size_of = (source, source.size)
+        return known[1]
 
     def get_task(self, index: int) -> Task:
         """The task at `index`; must be a pure function of the env's config and the index."""
         if self.source is None:
             raise NotImplementedError(f"{type(self).__name__} sets no task source and does not override get_task")
         return self.source.task(index)
+
+    def _opening(self, index: int) -> tuple[Task, list[Message] | None, list[dict[str, Any]] | None]:
+        """A fresh copy of the task at `index`, with its opening messages and their dicts (None: call `start`).
+
+        `get_task` is a pure function of the index, so a task is built and validated once per index and source,
+        not on every reset (a `Task` plus its prompt `Message` cost more than a whole episode of a cheap env). The
+        cached task itself is never handed out: each reset gets a `fresh_copy`, so a caller that edits its task
+        or `info["task_metadata"]` changes its own episode only. The opening is kept only when the env does not
+        override `start` (an override may start game state) and its dicts hold only strings (copied by `dict`).
+        At most `TASK_CACHE` indices are kept per env.
+        """
+        cache = self._tasks
+        if cache is None or self._tasks_of is not self.source:
+            cache = self._tasks = {}
+            self._tasks_of = self.source
+        entry = cache.get(index)
+        if entry is None:
+            if len(cache) >= TASK_CACHE:
+                cache.clear()
+            task = self.get_task(index)
+            messages = dicts = None
+            if type(self).start is Env.start:
+                messages = task.prompt_messages()
+                dicts = [m.as_dict() for m in messages]
+                if not all(type(v) is str for d in dicts for v in d.values()):
+                    dicts = None
+            entry = cache[index] = (task, _flat(task), messages, dicts)
+        task, flat, messages, dicts = entry
+        return fresh_copy(task, flat), messages, dicts
 
     def wrong_answers(self, task: Task, rng: random.Random) -> list[list[str]]:
         """Plausible trajectories that must not pass (near-miss numbers, mutated programs, wrong plans).
@@ -202,6 +280,7 @@ class Env(gymnasium.Env):
                 seeding.np_random(seed)  # raises gymnasium's own error for a bad seed
             self._pending_seed = seed
         options = options or {}
+        opening = dicts = None
         if options.get("task") is not None:
             self.task = self.coerce_task(options["task"])
             self.task_index = self.task.metadata.get("index")
@@ -212,23 +291,28 @@ class Env(gymnasium.Env):
                 index = self.task_index_for_seed(seed)
             else:
                 index = self.task_index_for_seed(int(self.np_random.integers(0, 2**31 - 1)))
-            if self.num_tasks is not None and not 0 <= index < self.num_tasks:
-                raise IndexError(f"task_index {index} out of range 0..{self.num_tasks - 1}")
-            self.task = self.get_task(index)
+            size = self.num_tasks
+            if size is not None and not 0 <= index < size:
+                raise IndexError(f"task_index {index} out of range 0..{size - 1}")
+            self.task, opening, dicts = self._opening(index)
             self.task_index = index
         self.turn = 0
         self.actions = []
         self.done = False
         self.verdict = None
-        observation = self.start(self.task)
-        self._last_observation = observation
+        task = self.task
+        if opening is None:
+            opening = self.start(task)
+        self._last_observation = opening
         info = {
-            "task_id": self.task.id,
+            "task_id": task.id,
             "task_index": self.task_index,
-            "task_metadata": self.task.metadata,
+            "task_metadata": task.metadata,
             "max_turns": self.max_turns,
         }
-        return [m.as_dict() for m in observation], info
+        if dicts is not None:
+            return [dict(d) for d in dicts], info
+        return [m.as_dict() for m in opening], info
 
     def step_result(self, action: str) -> StepResult:
         """The typed step: what the runner and the episode record use."""
@@ -314,7 +398,10 @@ class AnswerEnv(Env):
         valid = verdict.valid
         if verdict.passed or attempt >= self.max_attempts:
             final = self.decayed(verdict, attempt)
-            return StepResult(reward=final.reward, terminated=True, valid_action=valid, verdict=final)
+            return trusted(StepResult, {  # our own values: no validation on the hot path
+                "observation": [], "reward": final.reward, "terminated": True, "truncated": False,
+                "valid_action": valid, "verdict": final, "turn": 0, "info": {},
+            })  # fmt: skip
         return StepResult(
             observation=feedback(self.retry_feedback(verdict, self.max_attempts - attempt)),
             valid_action=valid,

@@ -8,11 +8,31 @@ from __future__ import annotations
 
 import enum
 import math
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 
 Role = Literal["system", "user", "assistant", "tool"]
+Model = TypeVar("Model", bound=BaseModel)
+_new = object.__new__
+_set = object.__setattr__
+
+
+def trusted(cls: type[Model], values: dict[str, Any], fields_set: set[str] | None = None) -> Model:
+    """A model instance from values the caller already knows are valid, without running pydantic's validation.
+
+    For records built by our own code on the hot path (a verdict the verifier just computed, a step result): a
+    validating constructor costs 1-5 us, more than a whole episode of a cheap env. `values` must hold every field
+    (the instance takes the dict as its own); `fields_set` (default: all of them) is what `exclude_unset` dumps keep.
+    The result compares, dumps and copies like a validated one. Data from outside (files, HTTP, model output) must go
+    through the validating constructor, never through this.
+    """
+    obj = _new(cls)
+    _set(obj, "__dict__", values)
+    _set(obj, "__pydantic_fields_set__", set(values if fields_set is None else fields_set))
+    _set(obj, "__pydantic_extra__", None)
+    _set(obj, "__pydantic_private__", None)
+    return obj
 
 
 class ContentPart(BaseModel):
@@ -53,6 +73,9 @@ class Message(BaseModel):
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON-able dict without unset optional fields (the env observation format); content always kept."""
+        fields = self.__dict__
+        if type(fields["content"]) is str and fields["tool_calls"] is fields["tool_call_id"] is fields["name"] is None:
+            return {"role": fields["role"], "content": fields["content"]}  # the common message, without a dump
         data = self.model_dump(exclude_none=True)
         data.setdefault("content", None)
         return data
@@ -118,11 +141,18 @@ class Verdict(BaseModel):
     error: str | None = None
 
     @classmethod
-    def invalid(cls, error: str, *, reward: float = 0.0, components: dict[str, float] | None = None,
-                feedback: str | None = None) -> Verdict:
+    def invalid(
+        cls, error: str, *, reward: float = 0.0, components: dict[str, float] | None = None, feedback: str | None = None
+    ) -> Verdict:
         """An unscorable response (no answer in the asked format, ambiguous answers, unparseable program)."""
-        return cls(reward=reward, passed=False, valid=False, components=components or {}, error=error,
-                   feedback=feedback or error)
+        return cls(
+            reward=reward,
+            passed=False,
+            valid=False,
+            components=components or {},
+            error=error,
+            feedback=feedback or error,
+        )
 
     @field_validator("reward")
     @classmethod

@@ -437,9 +437,9 @@ def read_number(span: str) -> Reading | None:
     text, unit, percent = split_unit(text)
     text = unwrap(text)
     negative = False
-    if text[:1] in "+-":
+    if text[:1] in ("+", "-"):  # not `in "+-"`: the empty prefix of an empty text is in every string
         negative, text = text[0] == "-", unwrap(text[1:])
-        if text[:1] in "+-":
+        if text[:1] in ("+", "-"):
             return None
     reading = _body(text)
     if reading is None:

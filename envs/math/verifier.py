@@ -24,12 +24,14 @@ shipped configs keep `format_weight` at 0 (docs/math.md).
 from __future__ import annotations
 
 import functools
+import math
 import random
 import re
 from collections.abc import Sequence
 from fractions import Fraction
 
 from rlvr_gym import Criterion, Rubric, Task, Verdict
+from rlvr_gym.types import trusted
 
 from .extract import committed_answers
 from .notation import Reading, canonical_unit, read_number, same_value
@@ -126,7 +128,22 @@ def _judge(answer: str, task: Task) -> tuple[bool, bool, bool]:
 def verify(
     task: Task, trajectory: Sequence[str], *, format_weight: float = 0.0, correct_weight: float = 1.0
 ) -> Verdict:
-    """Judge the final response of a trajectory against the task's gold answer (pure, deterministic)."""
+    """Judge the final response of a trajectory against the task's gold answer (pure, deterministic).
+
+    The common response (one plain `\\boxed{}` holding an integer, decimal or simple fraction, nothing the
+    extraction rule treats specially) is decided by `fast_verdict`; everything else by `full_verify`. Both give the
+    same verdict on every response (tests/math/test_math_fast_path.py)."""
+    if trajectory and type(trajectory[-1]) is str:
+        verdict = fast_verdict(task, trajectory[-1], format_weight, correct_weight)
+        if verdict is not None:
+            return verdict
+    return full_verify(task, trajectory, format_weight=format_weight, correct_weight=correct_weight)
+
+
+def full_verify(
+    task: Task, trajectory: Sequence[str], *, format_weight: float = 0.0, correct_weight: float = 1.0
+) -> Verdict:
+    """The whole rule (`committed_answers`, `read_number`, the rubric) for any response; see `verify`."""
     scorer = rubric(format_weight, correct_weight)
     zero = dict.fromkeys(COMPONENTS, 0.0)
     if not trajectory:
@@ -157,6 +174,104 @@ def verify(
         message = f"Your answer {shown} is not correct."
     components = {"format": float(kind), "value": float(value), "form": float(form), "correct": float(value and form)}
     return scorer.combine(components, feedback=message)
+
+
+# ---- the fast path -----------------------------------------------------------------------------------------------
+# A response this pattern matches has exactly one backslash (so one `\boxed{`, no `\fbox`, no LaTeX the number
+# reader unwraps) and none of the characters the extraction rule acts on (`<` of reasoning tags, backticks of
+# code, `>` of block quotes, double quotes): `committed_answers` would return exactly the box's content. The
+# content is an ASCII integer, decimal with digits on both sides of the point, or integer fraction, short enough
+# that `read_number` reads it (MAX_SPAN) as `_INT`, the decimal rule or the `a/b` rule do.
+_PLAIN = r'[^\\<>`"“]{0,4000}'
+_FAST_RESPONSE = re.compile(
+    rf"{_PLAIN}\\boxed\{{([+-]?)([0-9]{{1,60}})(?:\.([0-9]{{1,60}})|/([0-9]{{1,60}}))?\}}{_PLAIN}"
+)
+_FAST_FACTS_MAX = 65536
+_fast_facts: dict[tuple[object, ...], tuple[int, tuple[str, ...], int, int] | None] = {}
+
+
+def _facts(task: Task) -> tuple[int, tuple[str, ...], int, int] | None:
+    """What the fast path needs of a task, computed once per distinct task content: (length of the shortest echo,
+    the echoes, gold numerator, gold denominator), or None when the gold is not a rational number (symbolic golds,
+    radicals) or the answer form is unknown: those tasks always take the full path."""
+    prompt = task.prompt
+    key = (
+        prompt if type(prompt) is str else tuple((m.role, m.text()) for m in task.prompt_messages()),
+        str(task.ground_truth),
+        task.metadata.get("question"),
+        task.metadata.get("answer_form"),
+    )
+    try:
+        return _fast_facts[key]
+    except KeyError:
+        pass
+    gold = _reading(key[1])
+    gold = gold.value() if gold is not None else None
+    facts = None
+    if gold is not None and gold.radicand == 1 and key[3] in (None, *FORMS):
+        texts = tuple(echoes(task))
+        facts = (min(map(len, texts), default=0), texts, gold.coef.numerator, gold.coef.denominator)
+    if len(_fast_facts) >= _FAST_FACTS_MAX:
+        _fast_facts.clear()
+    _fast_facts[key] = facts
+    return facts
+
+
+@functools.lru_cache(maxsize=64)
+def _scored(format_weight: float, correct_weight: float, value: bool, form: bool) -> tuple[float, bool, dict]:
+    """(reward, passed, components) of a numeric answer, from the rubric itself (once per combination)."""
+    components = {"format": 1.0, "value": float(value), "form": float(form), "correct": float(value and form)}
+    verdict = rubric(format_weight, correct_weight).combine(components)
+    return verdict.reward, verdict.passed, verdict.components
+
+
+def fast_verdict(task: Task, response: str, format_weight: float = 0.0, correct_weight: float = 1.0) -> Verdict | None:
+    """The verdict of a plain one-box numeric response without extraction machinery, Fractions or validation, or
+    None when the response or task needs the full rule (the caller then runs `full_verify`)."""
+    match = _FAST_RESPONSE.fullmatch(response)
+    if match is None:
+        return None
+    facts = _facts(task)
+    if facts is None:
+        return None
+    shortest, texts, gold_num, gold_den = facts
+    if len(response) >= shortest and any(text in response for text in texts):
+        return None  # an echoed prompt is cut out before extraction: leave that to the full rule
+    sign, whole, decimals, denominator = match.groups()
+    if denominator is not None:
+        num, den = int(whole), int(denominator)
+        if den == 0:
+            return None
+        reduced = den > 1 and math.gcd(num, den) == 1  # `_fraction`'s rule, on the unsigned numerator
+        notation_ok = reduced  # lowest_terms / simplest_radical accept a reduced fraction
+        integer = False
+    elif decimals is not None:
+        num, den = int(whole + decimals), 10 ** len(decimals)
+        notation_ok = integer = False  # a decimal is never in lowest-terms or radical form
+    else:
+        num, den = int(whole), 1
+        notation_ok = integer = True
+    if sign == "-":
+        num = -num
+    value = num * gold_den == gold_num * den
+    form_name = task.metadata.get("answer_form")
+    form = True if form_name is None else integer if form_name == "integer" else notation_ok
+    try:
+        reward, passed, components = _scored(format_weight, correct_weight, value, form)
+    except (ValueError, TypeError):  # a non-finite or unhashable weight: the full path raises as it always did
+        return None
+    start = match.start(1)
+    final = response[start : response.index("}", start)]  # the box's content, as `committed_answers` returns it
+    if value and form:
+        message = "Correct."
+    elif value:
+        message = f"Give the answer {FORMS.get(form_name, 'in the asked unit')}."
+    else:
+        message = f"Your answer {final if len(final) <= 60 else final[:57] + '...'} is not correct."
+    return trusted(Verdict, {
+        "reward": reward, "passed": passed, "valid": True, "components": dict(components),
+        "feedback": message, "error": None,
+    })  # fmt: skip
 
 
 # ---- near misses for `rlvr-gym check-env` ------------------------------------------------------------------------
