@@ -65,11 +65,32 @@ def latest_checkpoint(run_dir: Path) -> Path | None:
     return found[-1] if found else None
 
 
-def load_checkpoint(path: Path, model: Any, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
-    """Restore weights, optimizer and RNG in place; returns the saved state dict (with `step`)."""
+def load_adapter_weights(model: Any, source: str | Path) -> Path:
+    """Copy trained weights into `model` (same LoRA shape) from a run dir (its latest checkpoint), a checkpoint
+    folder or a file of trainable tensors: how a later run starts from an SFT cold start (`model.init_adapter`).
+    Only the weights: the new run's optimizer, RNG and step start fresh. Returns the file read."""
     from safetensors.torch import load_file
 
-    tensors = load_file(str(path / "trainable.safetensors"))
+    path = Path(source)
+    if (path / "checkpoints").is_dir():
+        found = latest_checkpoint(path)
+        if found is None:
+            raise ValueError(f"{path} holds no complete checkpoint to start from")
+        path = found
+    if path.is_dir():
+        path = path / "trainable.safetensors"
+    if not path.is_file():
+        raise FileNotFoundError(f"no trained weights at {path}")
+    tensors = load_file(str(path))
+    extra = sorted(n for n, p in model.named_parameters() if n in tensors and not p.requires_grad)
+    extra += sorted(set(tensors) - dict(model.named_parameters()).keys())
+    if extra:
+        raise ValueError(f"{path} holds weights the model does not train, e.g. {extra[:3]}")
+    _restore_trainable(model, tensors, path)
+    return path
+
+
+def _restore_trainable(model: Any, tensors: dict[str, torch.Tensor], path: Path) -> None:
     params = dict(model.named_parameters())
     missing = [n for n, p in params.items() if p.requires_grad and n not in tensors]
     if missing:
@@ -77,6 +98,13 @@ def load_checkpoint(path: Path, model: Any, optimizer: torch.optim.Optimizer) ->
     with torch.no_grad():
         for name, value in tensors.items():
             params[name].copy_(value)
+
+
+def load_checkpoint(path: Path, model: Any, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
+    """Restore weights, optimizer and RNG in place; returns the saved state dict (with `step`)."""
+    from safetensors.torch import load_file
+
+    _restore_trainable(model, load_file(str(path / "trainable.safetensors")), path)
     optimizer.load_state_dict(torch.load(path / "optimizer.pt", weights_only=False))
     set_rng_state(torch.load(path / "rng.pt", weights_only=False))
     return json.loads((path / "state.json").read_text())

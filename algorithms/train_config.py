@@ -65,6 +65,7 @@ class ModelSettings(_Strict):
     bf16_autocast: bool = True
     lm_head_fp32: bool = True
     threads: int | None = None  # torch intra-op threads (None = leave torch's default)
+    init_adapter: Path | None = None  # start from these LoRA weights: an SFT run dir, checkpoint or adapter folder
 
 
 class DynamicSampling(_Strict):
@@ -87,6 +88,10 @@ class RolloutSettings(_Strict):
     step_timeout_s: float | None = None
     episode_timeout_s: float | None = None
     dynamic_sampling: DynamicSampling | None = None  # on by default for `estimator: dapo`
+    # What the policy sees each turn: the whole conversation (`history`), or only the env's latest message
+    # (`current`: for envs whose every observation is a self-contained prompt, as ALFWorld's ReBel style, §1.1).
+    # Unset: `current` for ALFWorld's `prompt_style: rebel`, else `history`.
+    context: Literal["history", "current"] | None = None
 
     _flat_sampling = model_validator(mode="before")(_nest_sampling)
 
@@ -226,8 +231,16 @@ def estimator_parameters(name: str) -> set[str] | None:
     return {p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
 
 
+def default_context(env_kwargs: dict[str, Any]) -> Literal["history", "current"]:
+    """ReBel's prompt style writes a self-contained prompt every turn (§1.1: no raw history): show only that."""
+    return "current" if env_kwargs.get("prompt_style") == "rebel" else "history"
+
+
 def prescribe(cfg: TrainConfig) -> None:
-    """DAPO: dynamic sampling unless the config sets it; the overlong budget defaults to the generation budget."""
+    """The prompt context an env's prompt style implies; DAPO: dynamic sampling unless the config sets it, and the
+    overlong budget defaults to the generation budget."""
+    if cfg.rollout.context is None:
+        cfg.rollout.context = default_context(cfg.rollout.env_kwargs)
     if cfg.estimator != "dapo":
         return
     if "dynamic_sampling" not in cfg.rollout.model_fields_set:
@@ -245,7 +258,7 @@ def check_combination(cfg: TrainConfig) -> None:
     unknown = sorted(set(cfg.estimator_params) - accepted) if accepted is not None else []
     if unknown:
         raise ValueError(f"estimator {cfg.estimator!r} takes no {unknown}; it takes {sorted(accepted or ())}")
-    problem = _no_op(cfg)
+    problem = _no_op(cfg) or _reply_budget_problem(cfg)
     if problem:
         raise ValueError(problem)
 
@@ -280,15 +293,56 @@ def _no_op(cfg: TrainConfig) -> str | None:
     return None
 
 
-def _single_turn(cfg: TrainConfig) -> bool:
-    """True when the rollout env plays one turn per episode (False when it cannot be built here)."""
+def _rollout_env(cfg: TrainConfig) -> Any:
+    """The rollout env built here, or None when it cannot be (an env that only exists where the run happens: the
+    trainer will say so)."""
     from rlvr_gym.registry import make
 
     try:
-        env = make(cfg.rollout.env, **cfg.rollout.env_kwargs)
-    except Exception:  # an env that only exists where the run happens: the trainer will say so
-        return False
-    return getattr(env, "max_turns", 1) == 1
+        return make(cfg.rollout.env, **cfg.rollout.env_kwargs)
+    except Exception:
+        return None
+
+
+def _single_turn(cfg: TrainConfig) -> bool:
+    """True when the rollout env plays one turn per episode (False when it cannot be built here)."""
+    env = _rollout_env(cfg)
+    return env is not None and getattr(env, "max_turns", 1) == 1
+
+
+def reply_tokens(text: str, model_path: str | None) -> int:
+    """Length of a reply in the policy's tokens, end-of-turn token included (what a sampling budget must hold)."""
+    from transformers import AutoTokenizer
+
+    if model_path is None:
+        from rlvr_gym.agents.models import smollm2_path
+
+        model_path = str(smollm2_path())
+    tokenizer = AutoTokenizer.from_pretrained(model_path)
+    return len(tokenizer(text, add_special_tokens=False)["input_ids"]) + 1
+
+
+def _reply_budget_problem(cfg: TrainConfig) -> str | None:
+    """An env whose reply format has a minimum length (`minimal_reply`, e.g. ALFWorld's ReBel belief format)
+    cannot score any reply when `max_new_tokens` is below it: every episode would be a format failure."""
+    budgets = {"rollout": cfg.rollout.sampling.max_new_tokens, "eval": cfg.eval.sampling.max_new_tokens}
+    if all(b is None for b in budgets.values()):
+        return None
+    env = _rollout_env(cfg)
+    minimal = getattr(env, "minimal_reply", None)
+    text = minimal() if callable(minimal) else None
+    if not text:
+        return None
+    need = reply_tokens(text, cfg.model.path)
+    short = {k: b for k, b in budgets.items() if b is not None and b < need}
+    if not short:
+        return None
+    where = ", ".join(f"{k}.sampling.max_new_tokens = {b}" for k, b in short.items())
+    return (
+        f"{where} cannot hold one well-formed reply of {cfg.rollout.env} "
+        f"(prompt_style {cfg.rollout.env_kwargs.get('prompt_style')!r}): the shortest one is {need} tokens "
+        f"({text!r}), so no reply could parse; raise max_new_tokens (real replies are longer: see docs/alfworld.md)"
+    )
 
 
 _LOSS_DEFAULTS = {k: f.default for k, f in LossSettings.model_fields.items()}

@@ -38,7 +38,7 @@ from rlvr_gym.types import Episode, SamplingParams
 
 from .advantages import AdvantageInput, AdvantageOutput, compute_advantages
 from .batch import Batch, Row, build_rows, collate, fill_mixed_groups, generated_tokens, micro_batches, scatter_to_rows
-from .checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
+from .checkpoint import latest_checkpoint, load_adapter_weights, load_checkpoint, save_checkpoint
 from .lockstep import LockstepPolicy
 from .losses import LossConfig, policy_loss
 from .metrics import MetricsWriter, hack_signature, read_metrics
@@ -51,16 +51,20 @@ TRAINERS = "rlvr_gym.trainers"  # entry-point group: algorithm name -> Trainer s
 
 def default_agent_factory(model: Any, tokenizer: Any, sampling: SamplingParams, cfg: TrainConfig) -> Any:
     """A ChatAgent over an HFPolicy sharing the trainer's model object (generation sees every update), batched in
-    lock-step so rollouts are exactly reproducible."""
+    lock-step so rollouts are exactly reproducible. With `rollout.context: current` the agent prompts with the
+    env's latest message only (ReBel's context, `rebel.context.CurrentTurnAgent`)."""
     from rlvr_gym.agents.chat import ChatAgent
     from rlvr_gym.agents.hf import HFPolicy
+
+    from .rebel.context import CurrentTurnAgent
 
     size = cfg.rollout.max_batch_size
     # Generation uses as many intra-op threads as training (cfg.model.threads, else torch's setting), not the
     # policy's eval default of half the cores: with 1 of 2 threads, generation was 1.4x slower than TRL's.
     threads = cfg.model.threads or torch.get_num_threads()
     policy = HFPolicy(model, tokenizer, max_batch_size=size, autocast=cfg.model.bf16_autocast, num_threads=threads)
-    return ChatAgent(
+    agent_class = CurrentTurnAgent if cfg.rollout.context == "current" else ChatAgent
+    return agent_class(
         LockstepPolicy(policy, max_batch_size=size), system_prompt=cfg.rollout.system_prompt, sampling=sampling
     )
 
@@ -99,6 +103,8 @@ class Trainer:
         if cfg.model.lora is not None and not is_peft(model):
             lc = cfg.model.lora
             model = apply_lora(model, r=lc.r, alpha=lc.alpha, dropout=lc.dropout, target_modules=lc.target_modules)
+        if cfg.model.init_adapter is not None:
+            load_adapter_weights(model, cfg.model.init_adapter)
         self.model, self.tokenizer = model, tokenizer
         self.params = [p for p in model.parameters() if p.requires_grad]
         o = cfg.optim
@@ -189,7 +195,10 @@ class Trainer:
     # ---- evaluation ------------------------------------------------------------------------------------------------
     def evaluate(self) -> dict[str, float]:
         """Mean reward / pass rate on the fixed held-out tasks (greedy by default, one sample each), and with
-        `eval.pass_at_k` = k also pass@1 / pass@k from k samples per task at the rollout's sampling settings."""
+        `eval.pass_at_k` = k also pass@1 / pass@k from k samples per task at the rollout's sampling settings.
+        `eval.num_tasks: 0` skips it (runs whose held-out games cost more than their training steps)."""
+        if not self.cfg.eval.num_tasks:
+            return {}
         t0 = time.perf_counter()
         kwargs = self.eval_env_kwargs()
         episodes = self._collect(self.eval_agent, self.eval_tasks(), 1, self.cfg.seed, kwargs)
@@ -214,6 +223,15 @@ class Trainer:
     def advantages(self, episodes: Sequence[Episode]) -> AdvantageOutput:
         inp = AdvantageInput.from_episodes(episodes, state=self.estimator_state)
         return compute_advantages(self.cfg.estimator, inp, **self.cfg.estimator_params)
+
+    def episode_metrics(self, episodes: Sequence[Episode]) -> dict[str, float]:
+        """Metrics of the step's episodes beyond reward: for ALFWorld's ReBel prompt style, the belief metrics of
+        `rebel.metrics` whatever the estimator, so ReBel and its baselines are measured alike."""
+        if self.cfg.rollout.env_kwargs.get("prompt_style") != "rebel" or not episodes:
+            return {}
+        from .rebel.metrics import belief_metrics
+
+        return belief_metrics(list(episodes), [ep.group_id for ep in episodes])
 
     def extra_loss_rows(self, episodes: Sequence[Episode], adv: AdvantageOutput) -> list[Row]:
         """Extension point: rows scored by `extra_loss` instead of the surrogate (e.g. a distillation term). Each is
@@ -380,6 +398,7 @@ class Trainer:
             "gen_tokens_total": self.gen_tokens_total,
             **{f"adv/{k}": v for k, v in adv.metrics.items() if k not in ("reward_mean", "reward_std")},
             "acr": adv.metrics["acr"],
+            **self.episode_metrics(episodes),
             **upd,
             "lr": self.optimizer.param_groups[0]["lr"],
             "time/rollout_s": t_roll,

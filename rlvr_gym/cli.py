@@ -502,6 +502,18 @@ COMMANDS: dict[str, CommandInfo] = {
         "rlvr-gym geo-selfplay --proposals 2 --samples 2",
         "geo",
     ),
+    "export-sft": CommandInfo(
+        "train",
+        "an env's expert trajectories as SFT examples (prompt, reply)",
+        "rlvr-gym export-sft configs/rebel-alfworld-sft.yaml",
+        "train",
+    ),
+    "sft": CommandInfo(
+        "train",
+        "supervised cold start on expert trajectories (LoRA, resumable)",
+        "rlvr-gym sft configs/rebel-alfworld-sft.yaml",
+        "train",
+    ),
     "report": CommandInfo(
         "train",
         "PNG learning curves of a training run",

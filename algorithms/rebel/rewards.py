@@ -13,11 +13,11 @@ of observed facts and observed facts missing from the belief cost score.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rlvr_gym.envs.alfworld.belief import Belief
+from rlvr_gym.envs.alfworld.belief import Belief, gt_phase  # noqa: F401  (re-exported: the phase rule is the env's)
 
 # Verbs/words that appear in almost every ALFWorld observation: matching them says nothing about a prediction.
 NOISE_WORDS = frozenset(
@@ -165,24 +165,6 @@ def format_reward(format_ok: bool, admissible: bool, rewards: FormatRewards = Fo
 
 
 # ---- r_task -----------------------------------------------------------------------------------------------------
-def gt_phase(admissible_commands: Sequence[str], holding: bool, won: bool = False) -> str:
-    """Env-derived task phase from the admissible commands (priority order of the reference; never "navigate").
-
-    ALFWorld 0.4.2 spells placing as `move X to Y` and picking as `take X from Y`; older releases used `put` and
-    `pick up`, so both spellings count. `holding` is the belief's in-hand claim, as in the reference code.
-    """
-    if won:
-        return "done"
-    cmds = [c.lower() for c in admissible_commands]
-    if any(c.startswith(("heat ", "cool ", "clean ")) for c in cmds):
-        return "transform"
-    if holding and any(c.startswith(("put ", "move ")) for c in cmds):
-        return "place"
-    if any(c.startswith(("pick up", "take ")) for c in cmds):
-        return "pickup"
-    return "find"
-
-
 def task_reward(belief: Belief, phase: str) -> float:
     return 1.0 if belief.phase == phase else 0.0
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -156,6 +157,24 @@ def merge_belief(cumulative: Belief, new: Belief | None) -> Belief:
         subgoal=new.subgoal or cumulative.subgoal,
         prediction=new.prediction,
     )
+
+
+def gt_phase(admissible_commands: Sequence[str], holding: bool, won: bool = False) -> str:
+    """Env-derived task phase from the admissible commands (priority order of the reference; never "navigate").
+
+    ALFWorld 0.4.2 spells placing as `move X to Y` and picking as `take X from Y`; older releases used `put` and
+    `pick up`, so both spellings count. `holding` is the belief's in-hand claim, as in the reference code.
+    """
+    if won:
+        return "done"
+    cmds = [c.lower() for c in admissible_commands]
+    if any(c.startswith(("heat ", "cool ", "clean ")) for c in cmds):
+        return "transform"
+    if holding and any(c.startswith(("put ", "move ")) for c in cmds):
+        return "place"
+    if any(c.startswith(("pick up", "take ")) for c in cmds):
+        return "pickup"
+    return "find"
 
 
 def format_output(belief: Belief, think: str, action: str) -> str:

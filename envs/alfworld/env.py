@@ -18,7 +18,8 @@ from rlvr_gym.env import Env, StepResult, feedback
 from rlvr_gym.types import Message, Task, Verdict
 
 from . import verifier
-from .belief import Belief, initial_belief, merge_belief, parse_belief
+from .actions import parse_action
+from .belief import Belief, initial_belief, merge_belief, parse_belief, parse_output
 from .play import Game
 from .tasks import ALFWorldOfficialTasks, ALFWorldTasks
 
@@ -37,6 +38,15 @@ REBEL_INSTRUCTIONS = (
     "Your previous cumulative belief is shown inside <belief_prev>...</belief_prev>."
 )
 PROMPT_STYLES = ("plain", "rebel")
+
+
+def _task_line(opening: str, task: Task | None) -> str:
+    """The opening's "Your task is to: ..." line (repeated every ReBel turn: the opening itself is not replayed)."""
+    for line in opening.splitlines():
+        if line.strip().lower().startswith("your task is to"):
+            return line.strip()
+    desc = task.metadata.get("task_desc") if task else None
+    return f"Your task is to: {desc}." if desc else ""
 
 
 class ALFWorldEnv(Env):
@@ -62,6 +72,7 @@ class ALFWorldEnv(Env):
         self.game: Game | None = None
         self._belief: Belief | None = None
         self._recent: list[str] = []
+        self._task_line = ""
 
     # ---- verifier ----------------------------------------------------------------------------------------------
     def verify(self, task: Task | dict[str, Any], actions: Sequence[str]) -> Verdict:
@@ -83,21 +94,59 @@ class ALFWorldEnv(Env):
             opening = self.game.start()
         self._recent = []
         self._belief = None
+        self._task_line = _task_line(opening, task)
         if self.prompt_style == "rebel":
             self._belief = initial_belief({}, self.game.tracker.snapshot()["receptacles"])
-        intro = PLAIN_INSTRUCTIONS if self.prompt_style == "plain" else REBEL_INSTRUCTIONS
-        return [Message(role="user", content=f"{intro}\n\n{self._render(opening)}")]
+            return [Message(role="user", content=self._render(opening))]
+        return [Message(role="user", content=f"{PLAIN_INSTRUCTIONS}\n\n{self._render(opening)}")]
 
     def _render(self, observation: str) -> str:
+        """One turn's prompt. ReBel style (§1.1) is self-contained, so an agent that shows only the latest message
+        (`rollout.context: current`) still sees everything the method gives it: the instructions, the task, the
+        cumulative belief, the last `history` actions, the observation and the admissible actions; earlier turns
+        are never replayed, so the prompt's length is bounded by construction."""
         assert self.game is not None
         parts = []
         if self._belief is not None:
+            parts.append(REBEL_INSTRUCTIONS)
+            if self._task_line not in observation:
+                parts.append(self._task_line)
             parts.append(f"<belief_prev>{json.dumps(self._belief.to_json())}</belief_prev>")
             if self._recent:
                 parts.append("Recent actions: " + "; ".join(self._recent[-self.history :]))
         parts.append(f"Observation: {observation.strip()}")
         parts.append("Admissible actions: " + ", ".join(self.game.admissible()))
         return "\n\n".join(parts)
+
+    # ---- SFT cold start (METHODS.md §1.1) ----------------------------------------------------------------------
+    def expert_replies(self, task: Task) -> list[str]:
+        """The replies an expert sends for `task`'s reference plan in this prompt style: the plain commands, or in
+        ReBel style each command tagged with belief and think text by `expert.expert_replies`. Used by
+        `rlvr-gym export-sft`; resets the env's game."""
+        actions = list(task.reference_actions or [])
+        if self.prompt_style != "rebel":
+            return actions
+        from . import engine
+        from .expert import expert_replies
+
+        self.reset(options={"task": task})
+        assert self.game is not None
+        with engine.engine_lock():
+            return expert_replies(self.game, actions, str(task.metadata.get("task_desc", "")))
+
+    def reply_well_formed(self, text: str) -> bool:
+        """Whether a reply follows this prompt style's format (ReBel: belief JSON, think and action tags; plain:
+        one readable action). `rlvr-gym sft` reports the share of such replies on held-out prompts."""
+        if self.prompt_style == "rebel":
+            return parse_output(text).format_ok
+        return parse_action(text).error is None
+
+    def minimal_reply(self) -> str | None:
+        """The shortest well-formed reply of this prompt style (None: any text is a reply); a sampling budget
+        shorter than it can never produce one (the train config refuses it at load)."""
+        from .expert import MINIMAL_REPLY
+
+        return MINIMAL_REPLY if self.prompt_style == "rebel" else None
 
     def respond(self, action: str) -> StepResult:
         from . import engine

@@ -257,7 +257,8 @@ def test_rebel_prompt_style_injects_cumulative_belief(alfworld_cache, generated_
     belief = Belief(objects={"apple 1": "fridge 1"}, phase="find", target="apple 1")
     obs, _, _, _, info = env.step(format_output(belief, "start", action))
     assert info["valid_action"]
-    prev = obs[0]["content"].split("<belief_prev>")[1].split("</belief_prev>")[0]
+    prev = obs[0]["content"].split("<belief_prev>{", 1)[1].split("</belief_prev>")[0]  # not the instructions' "..."
+    prev = "{" + prev
     assert json.loads(prev)["state"]["objects"] == {"apple 1": "fridge 1"}
     assert f"Recent actions: {action}" in obs[0]["content"]
     env.close()
