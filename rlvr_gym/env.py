@@ -99,7 +99,11 @@ class Env(gymnasium.Env):
     episode_timeout_s: float | None = 600.0
     reset_timeout_s: float | None = 300.0  # first resets may build caches (game generation, model files)
     # Where the runner hosts the env: "thread" (cheap) or "process" (a child the runner can kill when a step hangs:
-    # set it for envs whose parsers or engines run C code that holds the interpreter).
+    # set it for envs whose parsers or engines run C code that holds the interpreter), or "inline": calls run on the
+    # runner's event loop, without the two thread hand-offs that cost ~300 us an episode on a loaded 2-core machine,
+    # but no timer can interrupt them. Only for envs whose every call is bounded by construction (pure Python,
+    # linear-time parsing, no engines or I/O; `rlvr-gym check-env`'s step budget holds); a call that still overruns
+    # its limit fails its episode as a timeout and moves the rest of the run to threads.
     isolation: ClassVar[str] = "thread"
     task_source: ClassVar[type[TaskSource] | None] = None  # built from the options the env does not take itself
     source: TaskSource | None = None
@@ -331,8 +335,11 @@ class Env(gymnasium.Env):
         self.turn += 1
         self.actions.append(action)
         result = self.respond(action)
-        result.turn = self.turn
-        result.truncated = not result.terminated and self.turn >= self.max_turns
+        # Two plain field writes: pydantic's `__setattr__` (no validation here) costs ~0.4 us each on the hot path.
+        fields = result.__dict__
+        fields["turn"] = self.turn
+        fields["truncated"] = not result.terminated and self.turn >= self.max_turns
+        result.__pydantic_fields_set__.update(("turn", "truncated"))
         if result.terminated or result.truncated:
             self.done = True
             if result.verdict is None:

@@ -20,7 +20,7 @@ from typing import Any
 from .env import Env, StepResult
 from .types import InfraError, Task
 
-ISOLATIONS = ("thread", "process", "auto")
+ISOLATIONS = ("thread", "process", "auto", "inline")
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """Rollout runner: many episodes at once on asyncio, envs off the event loop, streamed to JSONL, resumable.
 
 Design points (each one a known pain in other frameworks):
-- env calls are sync and run in worker threads, never on the event loop; each env instance serves one episode at
-  a time. Envs that may hang while holding the interpreter lock run in a child process instead
+- env calls are sync and run in worker threads, never on the event loop (except for envs that declare
+  `isolation = "inline"`: every call bounded by construction, see `Env.isolation`); each env instance serves one
+  episode at a time. Envs that may hang while holding the interpreter lock run in a child process instead
   (`isolation="process"`, declared by the env as `isolation = "process"` or chosen by the caller; `"auto"`
   switches to processes after the first timeout): a timeout then really stops the call, because the child is
   killed. A thread stuck in a timed-out call is abandoned and replaced, so hung calls never starve the pool;
@@ -353,6 +354,26 @@ class Runner:
             if timer is not None:
                 timer.cancel()
 
+    async def _env_call(self, fn: Callable[..., Any], *args: Any, timeout: float | None) -> Any:
+        """An env call: in a worker thread (`_call`), or run right here when the env declared `isolation = "inline"`.
+
+        An inline call cannot be interrupted; one that returns after its limit fails its episode as a timeout, as in
+        a thread, and moves later calls to threads (the env's bound did not hold on this machine)."""
+        if self.pool.isolation != "inline":
+            return await self._call(fn, *args, timeout=timeout)
+        t0 = time.perf_counter()
+        try:
+            result = fn(*args)
+        except Exception as exc:
+            raise _EnvFailure(exc) from exc
+        if timeout is not None and time.perf_counter() - t0 > timeout:
+            log.warning(
+                "%s: an inline env call took over %.1fs; running further calls in threads", self.env_id, timeout
+            )
+            self.pool.isolation = "thread"
+            raise _StepTimeout(f"env call exceeded {timeout:.1f}s (inline)")
+        return result
+
     def _gave_up_on_call(self) -> None:
         """The thread running the abandoned call may be stuck for good: add a fresh one in its place."""
         self.workers.replace_one()
@@ -367,7 +388,7 @@ class Runner:
         healthy = False
         try:
             holder.append(await self.pool.acquire())
-            reset = await self._call(
+            reset = await self._env_call(
                 holder[0].reset, spec.seed, options, timeout=self._limit(self.timeouts.reset_s, self.declared.reset_s)
             )
         except _StepTimeout as exc:
@@ -398,7 +419,7 @@ class Runner:
                 gen_s = time.perf_counter() - t_gen
                 t_env = time.perf_counter()
                 try:
-                    result: StepResult = await self._call(handle.step, step.text, timeout=step_timeout)
+                    result: StepResult = await self._env_call(handle.step, step.text, timeout=step_timeout)
                 except _StepTimeout as exc:
                     episode.error = EpisodeError(kind=ErrorKind.STEP_TIMEOUT, message=str(exc), turn=ctx.turn)
                     return

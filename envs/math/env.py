@@ -43,6 +43,9 @@ class _MathEnv(AnswerEnv):
 class MathEnv(_MathEnv):
     """Generated problems (arithmetic, fractions, linear, modular, combinatorics, radicals), difficulty 1..5."""
 
+    # Every call is pure Python and bounded (generation; numeric golds only, so extraction and `read_number`, which
+    # are linear-time on capped spans, never the symbolic engine): the runner may call it on its loop.
+    isolation = "inline"
     task_source = MathTasks  # split, seed and `tasks.MathConfig` (families, difficulty, size, prompt_style)
 
     def make_source(self, *, config: dict[str, Any] | None = None, **options: Any) -> MathTasks:
