@@ -91,6 +91,24 @@ def solve_task(program: list[Any], scene: Any, found: tuple[Any, str], source: s
     )
 
 
+def held_tasks(seed: int, source: str, count: int) -> list[Task]:
+    """A fixed set of deduction tasks for measuring the solver before and after training.
+
+    (Scene, program) pairs come from the generator's eval split; a simple program may also be in the buffer, but
+    never on the same scene. The prompt is built by `solve_task`, the one the solver trains on, so only the scenes
+    and pairs differ from training."""
+    generator = GeoTasks(split="eval", seed=seed, render="text", source=source)
+    scenes = get_source(source)
+    out = []
+    for i in range(count):
+        truth = generator.task(i).ground_truth
+        scene = scenes.scene(truth["scene_seed"])
+        found = valid_task(truth["program"], scene, scenes)
+        if found is not None:
+            out.append(solve_task(truth["program"], scene, found, source, f"geo/held/{i}"))
+    return out
+
+
 def seed_programs(seed: int, source: str, count: int = 4) -> list[str]:
     """The buffer's starting programs: the deduction generator's, as JSON."""
     seeds_source = GeoTasks(split="train", seed=seed, render="text", source=source)
@@ -141,6 +159,7 @@ class GeoSelfPlayConfig:
     seed: int = 0
     source: str = "procedural"
     buffer_capacity: int = 256
+    held: int = 0  # fixed eval-split deduction tasks for `held_accuracy` (0: none)
 
 
 class GeoSelfPlay:
@@ -163,9 +182,17 @@ class GeoSelfPlay:
         self.optimizer = torch.optim.Adam(adapter_parameters(model, adapter), lr=config.lr)
         self.scenes = get_source(config.source)
         self.buffer = seed_programs(config.seed, config.source)
+        self.held = held_tasks(config.seed, config.source, config.held) if config.held else []
         self.logs: list[dict[str, Any]] = []
 
-    def _generate(self, prompts: list[str]) -> list[tuple[Any, str]]:
+    def held_accuracy(self) -> list[bool]:
+        """Greedy solves of the held tasks, one per task (deterministic, so before/after differ only by training)."""
+        if not self.held:
+            return []
+        outs = self._generate([t.prompt for t in self.held], greedy=True)
+        return [bool(verifier.verify(t, [text]).passed) for t, (_, _, text) in zip(self.held, outs, strict=True)]
+
+    def _generate(self, prompts: list[str], *, greedy: bool = False) -> list[tuple[Any, str]]:
         from rlvr_gym.algorithms.populora.policy import encode_chat, generate
 
         ids = [encode_chat(self.tokenizer, p) for p in prompts]
@@ -176,6 +203,7 @@ class GeoSelfPlay:
             ids,
             temperature=self.config.temperature,
             max_new_tokens=self.config.max_new_tokens,
+            greedy=greedy,
         )
         return [(prompt_ids, completion, text) for prompt_ids, (completion, text) in zip(ids, outs, strict=True)]
 
@@ -274,6 +302,14 @@ def build_selfplay(config: GeoSelfPlayConfig, model_path: str | None = None) -> 
     return GeoSelfPlay(get_peft_model(model, lora, adapter_name="agent"), tokenizer, config)
 
 
+def _print_held(play: GeoSelfPlay, when: str) -> None:
+    wins = play.held_accuracy()
+    if wins:
+        print(
+            json.dumps({"held": when, "solved": sum(wins), "n": len(wins), "wins": [int(w) for w in wins]}), flush=True
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="rlvr-gym geo-selfplay", description=__doc__.splitlines()[0])
     parser.add_argument("--agent", default="smollm2")
@@ -283,6 +319,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--source", default="procedural", help="scene source: procedural, osm or neon")
     parser.add_argument("--train", type=int, metavar="STEPS", help="train a LoRA adapter of the embedded model")
     parser.add_argument("--lr", type=float, default=5e-4)
+    parser.add_argument("--solves", type=int, default=4, help="with --train: buffer solve rollouts per step")
+    parser.add_argument(
+        "--held", type=int, default=0, help="with --train: held eval-split tasks solved greedily before/after"
+    )
     args = parser.parse_args(argv)
     if args.train:
         import torch
@@ -295,9 +335,14 @@ def main(argv: list[str] | None = None) -> int:
             seed=args.seed,
             source=args.source,
             lr=args.lr,
+            solves=args.solves,
+            held=args.held,
         )
-        for row in build_selfplay(config).train():
+        play = build_selfplay(config)
+        _print_held(play, "before")
+        for row in play.train():
             print(json.dumps(row), flush=True)
+        _print_held(play, "after")
         return 0
     from rlvr_gym import make_agent
 

@@ -127,3 +127,21 @@ def test_selfplay_without_contrast_leaves_the_adapter_alone():
     [log] = play.train(1)
     assert log["valid_rate"] == 0.0 and not log["updated"] and log["delta_w"] == 0.0
     assert sum(log["rejects"].values()) == 2  # every invalid proposal is counted under why it failed
+
+
+def test_held_tasks_are_fixed_eval_split_and_scored_by_the_verifier(monkeypatch):
+    """Held tasks come from the generator's eval split, in the training solve format; `held_accuracy` counts what
+    the verifier passes (the reference answer passes every task, prose none)."""
+    from rlvr_gym.envs.geo.selfplay import held_tasks
+
+    play = _tiny_selfplay(held=4)
+    assert len(play.held) >= 3 and all("Program:" in t.prompt for t in play.held)
+    assert [t.prompt for t in play.held] == [t.prompt for t in held_tasks(0, "procedural", 4)]  # seeded
+    assert len({t.ground_truth["scene_seed"] for t in play.held}) == len(play.held)
+    assert len(play.held_accuracy()) == len(play.held)
+    for answers, expected in ((lambda t: t.reference_actions[0], True), (lambda t: "No idea.", False)):
+        by_prompt = {t.prompt: answers(t) for t in play.held}
+        monkeypatch.setattr(
+            play, "_generate", lambda ps, greedy=False, known=by_prompt: [(None, None, known[p]) for p in ps]
+        )
+        assert play.held_accuracy() == [expected] * len(play.held)
