@@ -50,12 +50,15 @@ def arm_table(name: str, config: PopulationConfig, rows: list[dict[str, Any]]) -
     lines = [
         f"**{name}** ({len(rows)} generations x {config.steps_per_generation} steps)",
         "",
-        "| gen | valid proposals | proposer reward | solver reward | buffer solve rate (per student) "
+        "| gen | valid proposals | proposer reward | learnability | solver reward | buffer solve rate (per student) "
         "| held solve rate (per student, greedy) | updates | ‖ΔW‖ | buffer (+new) | wall s |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     pooled_valid = pooled_solve = pooled_solve_n = 0
+    updates: dict[str, int] = {}
     for r in rows:
+        for member, count in r["updates"].items():
+            updates[member] = updates.get(member, 0) + count
         valid = round(r["valid_proposal_rate"] * n["proposals"])
         pooled_valid += valid
         propose = {k.split("/")[0]: v for k, v in r["rewards"].items() if k.endswith("/propose")}
@@ -71,10 +74,11 @@ def arm_table(name: str, config: PopulationConfig, rows: list[dict[str, Any]]) -
             start = ", ".join(f"{m} {round(v * n['held'])}/{n['held']}" for m, v in r["held_solve_rate_start"].items())
             held.insert(0, f"(before training: {start})")
         lines.append(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} (+{}) | {:.0f} |".format(
+            "| {} | {} | {} | {:.3f} | {} | {} | {} | {} | {} | {} (+{}) | {:.0f} |".format(
                 r["generation"],
                 _rate(valid, n["proposals"]),
                 ", ".join(f"{m} {v:+.3f}" for m, v in propose.items()),
+                r.get("learnability", 0.0),
                 ", ".join(f"{m} {v:+.3f}" for m, v in solve.items()),
                 "; ".join(train),
                 "; ".join(held),
@@ -89,7 +93,9 @@ def arm_table(name: str, config: PopulationConfig, rows: list[dict[str, Any]]) -
     lines += [
         "",
         f"Pooled over generations: valid proposals {_rate(pooled_valid, total)}; "
-        f"buffer solve rate {_rate(pooled_solve, pooled_solve_n)}; wall {sum(r['wall_s'] for r in rows) / 60:.1f} min.",
+        f"buffer solve rate {_rate(pooled_solve, pooled_solve_n)}; "
+        f"updates taken / possible: {', '.join(f'{m} {c}/{config.steps_per_generation * len(rows)}' for m, c in updates.items())}; "
+        f"wall {sum(r['wall_s'] for r in rows) / 60:.1f} min.",
     ]
     return "\n".join(lines)
 

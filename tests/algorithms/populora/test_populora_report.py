@@ -11,6 +11,7 @@ def _row(gen: int, valid: float, held: float) -> dict:
     return {
         "generation": gen,
         "valid_proposal_rate": valid,
+        "learnability": 0.125,
         "rewards": {"t/propose": -1.0, "s/solve": -0.75},
         "train_solve_rate": {"s": 0.25},
         "held_solve_rate": {"s": held},
@@ -38,5 +39,6 @@ def test_table_counts_and_intervals(tmp_path):
     assert "1/8 = 0.125 [0.022, 0.471]" in table  # 2 types x 2 proposals x 2 steps = 8 per generation
     assert "s 2/4 = 0.500" in table and "(before training: s 0/4)" in table
     assert "valid proposals 3/16 = 0.188" in table and "buffer solve rate 4/16 = 0.250" in table
+    assert "updates taken / possible: t 0/4, s 4/4" in table and "| 0.125 |" in table
     plot({"1T-1S": loaded}, tmp_path / "curves.png")
     assert (tmp_path / "curves.png").read_bytes()[:4] == b"\x89PNG"
