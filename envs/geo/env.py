@@ -21,9 +21,17 @@ _TOOL_CALL = re.compile(r"segment\(\s*([a-z]{1,16})\s*\)")
 
 
 class GeoEnv(AnswerEnv):
+    """Single-turn GeoX: by default the prompt is the image and the question (`render="image"`), so the answer
+    needs perception; `render="text"` (the object list) is the explicit ablation for text-only models."""
+
     family = "geo"
     verify_budget_s = 0.2
     task_source = GeoTasks  # split, seed, source, render, mode
+
+    def __init__(self, **kwargs: Any) -> None:
+        if kwargs.get("render") == "none":
+            raise ValueError("render='none' shows nothing of the scene: it is the tools env's view (GeoX-Tools)")
+        super().__init__(**kwargs)
 
     def score_answer(self, task: Task, text: str) -> Verdict:
         return verifier.verify(task, [text])
@@ -35,7 +43,9 @@ class GeoEnv(AnswerEnv):
 class GeoToolsEnv(Env):
     """Multi-turn GeoX: the agent may call `segment(<class>)` (a perception tool) before its `ANSWER:` line.
 
-    The verdict is the same pure verifier as the single-turn env: tool calls change what the agent knows, not how
+    The prompt shows no scene (`render="none"`): the tool's detections are the only way to learn what is in it, and
+    the reference solution (the oracle) calls the tool for every class its program reads before answering. The
+    verdict is the same pure verifier as the single-turn env: tool calls change what the agent knows, not how
     it is judged. Tasks pass the "robust to perception" check for this env's segmenter: the answer computed from
     its detections equals the ground-truth answer, so a perfect tool user can always score.
     """
@@ -45,9 +55,11 @@ class GeoToolsEnv(Env):
 
     task_source = GeoTasks  # split, seed, source, render, mode; robust_to is this env's segmenter
 
-    def __init__(self, *, segmenter: str = "colorseg", max_turns: int = 6, **kwargs: Any) -> None:
+    def __init__(self, *, segmenter: str = "colorseg", max_turns: int = 6, render: str = "none", **kwargs: Any) -> None:
+        if kwargs.get("mode", "deduction") != "deduction":
+            raise ValueError("GeoX-Tools asks deduction questions (its tool sees only the task's one scene)")
         self.segmenter = SEGMENTERS[segmenter]()
-        super().__init__(max_turns=max_turns, robust_to=segmenter, **kwargs)
+        super().__init__(max_turns=max_turns, robust_to=segmenter, render=render, tools=True, **kwargs)
 
     def start(self, task: Task) -> list[Message]:
         hint = Message(role="user", content=f"Tool: reply `segment(<class>)` to get {self.segmenter.name} detections.")

@@ -16,17 +16,18 @@ from functools import cached_property, lru_cache
 from rlvr_gym.family import stable_seed
 
 from . import data
-from .scene import GeoObject, Scene, SceneSource, png_info
+from .scene import TILE_METRES, TILE_PX, GeoObject, Scene, SceneSource, png_info
 
 SETUP_HINT = "run `bash scripts/setup_geo.sh` (or `python -m rlvr_gym.envs.geo.data`) once"
-OSM_TILE_M = 256.0
 TREE_RADIUS_M = 3.0
 NEON_PX_PER_M = 10.0  # NEON AOP RGB orthophotos have 0.1 m pixels
 NEON_CROP_PX = 320
 
 
 class OsmScenes(SceneSource):
-    """256 m tiles of central Helsinki at random offsets: buildings, drivable roads (buffered), water, trees."""
+    """Tiles of central Helsinki at random offsets: buildings, drivable roads (buffered), water, trees.
+
+    Like procedural tiles, each covers 192, 256 or 320 m (seeded) and is drawn at 512 px, so scale varies."""
 
     name = "osm"
     classes = ("road", "water", "building", "tree")
@@ -54,22 +55,24 @@ class OsmScenes(SceneSource):
     def build(self, seed: int) -> Scene:
         rng = random.Random(stable_seed("geo-osm", seed))
         width, height = self.layers["extent"]
+        size = float(rng.choice(TILE_METRES))
         best: tuple[int, list[GeoObject]] = (-1, [])
         for _ in range(12):  # prefer tiles with some buildings and a road; keep the richest try
-            ox, oy = rng.uniform(0, width - OSM_TILE_M), rng.uniform(0, height - OSM_TILE_M)
-            objects = self._tile(ox, oy)
+            ox, oy = rng.uniform(0, width - size), rng.uniform(0, height - size)
+            objects = self._tile(ox, oy, size)
             richness = min(sum(o.cls == "building" for o in objects), 6) + 6 * any(o.cls == "road" for o in objects)
             if richness > best[0]:
                 best = (richness, objects)
             if richness >= 12:
                 break
-        return Scene("osm", seed, tuple(best[1]), attribution=self.layers["attribution"], size=OSM_TILE_M)
+        attribution = self.layers["attribution"]
+        return Scene("osm", seed, tuple(best[1]), attribution=attribution, size=size, px_per_m=TILE_PX / size)
 
-    def _tile(self, ox: float, oy: float) -> list[GeoObject]:
+    def _tile(self, ox: float, oy: float, size: float) -> list[GeoObject]:
         from shapely import affinity
         from shapely.geometry import box
 
-        tile = box(ox, oy, ox + OSM_TILE_M, oy + OSM_TILE_M)
+        tile = box(ox, oy, ox + size, oy + size)
         objects: list[GeoObject] = []
         for feature, geometry in self.layers["shapes"]:
             if not geometry.intersects(tile):
@@ -78,7 +81,7 @@ class OsmScenes(SceneSource):
             if feature["kind"] == "point":
                 x, y = geometry.x - ox, geometry.y - oy
                 r = TREE_RADIUS_M
-                if min(x, y) >= r and max(x, y) <= OSM_TILE_M - r:  # whole crown inside the tile
+                if min(x, y) >= r and max(x, y) <= size - r:  # whole crown inside the tile
                     objects.append(GeoObject(len(objects), "tree", "disc", x - r, y - r, x + r, y + r, attrs=label))
                 continue
             clipped = affinity.translate(geometry.intersection(tile), -ox, -oy)

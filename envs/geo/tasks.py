@@ -7,11 +7,11 @@ import random
 from typing import Any
 
 from rlvr_gym import Message, Task
-from rlvr_gym.family import TaskSource, stable_seed
+from rlvr_gym.family import TaskSource, split_of, stable_seed
 from rlvr_gym.types import ContentPart
 
 from . import dsl
-from .modes import make_abduction
+from .modes import CANDIDATES, HOLE, get, literal_slots, outcome, substitute
 from .perception import perceived_scene
 from .scene import CLASSES, COLOUR_NAMES
 from .sources import get_source
@@ -34,8 +34,13 @@ INSTRUCTIONS = {
 }
 
 
-def random_program(rng: random.Random, classes: tuple[str, ...] = CLASSES) -> list[Any]:
-    """One program from a small typed grammar over the source's classes (difficulty grows with nesting)."""
+KINDS = ("count", "total_area", "area", "distance", "direction", "class_of", "compare", "exists", "attr", "region")
+
+
+def random_program(rng: random.Random, classes: tuple[str, ...] = CLASSES, kind: str | None = None) -> list[Any]:
+    """One program from a small typed grammar over the source's classes (difficulty grows with nesting).
+
+    `kind` picks the question (one of `KINDS` or "length"); None draws it uniformly (the proposer's examples)."""
     movable = [c for c in classes if c != "road"] or list(classes)
 
     def some_set(depth: int) -> list[Any]:
@@ -51,22 +56,32 @@ def random_program(rng: random.Random, classes: tuple[str, ...] = CLASSES) -> li
             return ["filter", base, ["color_is", rng.choice(COLOUR_NAMES)]]
         if roll < 0.5:
             return ["within", base, ["buffer", some_obj(depth + 1), rng.choice([20, 30, 40])]]
+        if roll < 0.55:
+            return ["filter", base, ["touches", ["buffer", some_obj(depth + 1), rng.choice([10, 20])]]]
         return base
 
     def some_obj(depth: int) -> list[Any]:
-        if depth < 2 and rng.random() < 0.4:
+        roll = rng.random() if depth < 2 else 1.0
+        if roll < 0.35:
             return [rng.choice(["nearest", "farthest"]), some_obj(depth + 1), some_set(depth + 1)]
+        if roll < 0.45:
+            return ["argmax_count_near", some_set(depth + 1), ["objects", rng.choice(movable)], rng.choice([30, 50])]
         return [rng.choice(["largest", "largest", "smallest"]), some_set(depth + 1)]
 
-    kinds = ["count", "total_area", "area", "distance", "direction", "class_of", "compare", "exists", "attr", "region"]
-    kind = rng.choice(kinds + (["length"] if "road" in classes else []))
+    kind = kind or rng.choice([*KINDS, *(["length"] if "road" in classes else [])])
     if kind in ("count", "total_area", "exists"):
         return [kind, some_set(0)]
     if kind == "area":
         return ["area", some_obj(0)]
     if kind == "region":
-        region = ["buffer", some_set(1), rng.choice([5, 10])] if rng.random() < 0.5 else ["union", some_set(1)]
-        return ["area", region]
+        roll = rng.random()
+        if roll < 0.3:
+            return ["area", ["buffer", some_set(1), rng.choice([5, 10])]]
+        if roll < 0.55:
+            return ["area", ["union", some_set(1)]]
+        if roll < 0.8:  # a buffer clipped to the tile: the part of the zone that is in the picture
+            return ["area", ["intersect", ["tile"], ["buffer", some_obj(1), rng.choice([20, 40])]]]
+        return ["area", ["intersect", ["union", some_set(1)], ["quadrant", rng.choice(dsl.QUADRANTS)]]]
     if kind == "length":
         return ["length", ["within", ["objects", "road"], rng.choice(dsl.QUADRANTS)]]
     if kind in ("distance", "direction"):
@@ -132,11 +147,118 @@ def _depth(node: Any) -> int:
     return 1 + max((_depth(c) for c in node), default=0) if isinstance(node, list) else 0
 
 
+# The question mix, a cycle of 28 slots (task index mod 28) of (question kind, slot number), interleaved so that any
+# run of consecutive tasks covers the kinds. `_slot_target` turns a slot and its cycle into the answer it asks for,
+# rotating categorical answers so that each fills at most one slot in 56 tasks: counts rotate over 1..10 in 5 slots
+# (each count 5 times in 280 tasks), yes/no share one slot alternating compare/exists, the 4 direction slots walk
+# the 8 compass points and the 3 colour slots the 9 colours. Areas and distances are asked for in log-spaced bins, so
+# no constant number sits in a crowd of answers. A constant or majority answer thus passes about 1/56 of the tasks
+# (`baselines.py` measures it; tests/geo/test_baselines.py holds its Wilson bound under 5%). `class_of` is not
+# asked: the class of any object the DSL can name is written in its program (`objects(<class>)`).
+_SLOT_GROUPS: tuple[tuple[tuple[str, int], ...], ...] = (
+    tuple(("count", j) for j in range(5)),
+    tuple(("distance", j) for j in range(5)),
+    (("total_area", 0), ("area", 3), ("region", 5), ("total_area", 1), ("area", 4)),
+    tuple(("direction", j) for j in range(4)),
+    (("region", 6), ("attr", 0), ("total_area", 2), ("attr", 1), ("region", 7)),
+    (("bool", 0), ("area", 2), ("length", 5), ("attr", 2)),
+)
+DEDUCTION_SLOTS: tuple[tuple[str, int], ...] = tuple(
+    group[i] for i in range(max(map(len, _SLOT_GROUPS))) for group in _SLOT_GROUPS if i < len(group)
+)
+COUNT_TARGETS = 10  # counts asked: 1..10
+# Abduction: the hole's literal cycles over every candidate of every kind, one slot each.
+ABDUCTION_TARGETS: tuple[tuple[str, Any], ...] = tuple(
+    (kind, value) for kind in ("cls", "quadrant", "num", "color") for value in CANDIDATES[kind]
+)
+TARGET_DRAWS = 200  # in-split draws spent on one slot before the next one is tried (a target the source cannot give)
+# Induction asks for numbers and compass points: region/length programs have few shapes (`area(buffer(objects(c),
+# 10))`), and yes/no answers on five scenes have few patterns, so a constant program would match many tasks.
+INDUCTION_KINDS = ("count", "total_area", "area", "distance", "direction")
+_OUT = "out of split"  # a draw that belongs to the other split: it does not count against a slot's budget
+RENDERS = ("image", "text", "none")
+NUMERIC = ("total_area", "area", "region", "distance")
+
+
+AREA_BINS = ((40.0, 120.0), (120.0, 350.0), (350.0, 1000.0), (1000.0, 3000.0), (3000.0, 1e9))
+LENGTH_BINS = ((10.0, 40.0), (40.0, 100.0), (100.0, 200.0), (200.0, 400.0), (400.0, 1e9))
+
+
+def _slot_target(kind: str, j: int, block: int) -> str | tuple[float, float]:
+    """The answer a deduction slot asks for in cycle `block`: a string as `format_answer` writes it, or a bin."""
+    if kind in ("total_area", "area", "region"):
+        return AREA_BINS[(j + block) % len(AREA_BINS)]
+    if kind == "length":  # road length inside a quadrant stays under ~250 m
+        return LENGTH_BINS[(j + block) % (len(LENGTH_BINS) - 1)]
+    if kind == "distance":
+        return LENGTH_BINS[(j + block) % len(LENGTH_BINS)]
+    if kind == "count":
+        return str((j + 5 * block) % COUNT_TARGETS + 1)
+    if kind == "direction":
+        return dsl.DIRECTIONS[(j + 4 * block) % len(dsl.DIRECTIONS)]
+    if kind == "bool":
+        return ("yes", "no")[(block // 2) % 2]
+    return COLOUR_NAMES[(j + 3 * block) % len(COLOUR_NAMES)]  # attr: colours
+
+
+def _slot_kind(kind: str, block: int) -> str:
+    """The program kind `random_program` draws for a slot: the one yes/no slot alternates compare and exists."""
+    return ("compare", "exists")[block % 2] if kind == "bool" else kind
+
+
+def _hole_program(rng: random.Random, kind: str, literal: Any, classes: tuple[str, ...]) -> list[Any] | None:
+    """A program whose value moves continuously with one `kind` literal (holes of kind color, num, quadrant), so
+    the other candidates of the kind rarely give the same value; random programs seldom have such a slot."""
+    from .scene import COLOURS
+
+    movable = [c for c in classes if c != "road"] or list(classes)
+    cls = rng.choice(movable)
+    if kind == "num":
+        return ["area", ["buffer", rng.choice([["objects", cls], ["largest", ["objects", cls]]]), literal]]
+    if kind == "quadrant":
+        return rng.choice(
+            [
+                ["total_area", ["within", ["objects", cls], literal]],
+                ["area", ["intersect", ["union", ["objects", cls]], ["quadrant", literal]]],
+            ]
+        )
+    painted = [c for c in classes if literal in COLOURS.get(c, {})]
+    if kind != "color" or not painted:
+        return None
+    chosen = ["filter", ["objects", rng.choice(painted)], ["color_is", literal]]
+    return rng.choice([["total_area", chosen], ["area", ["largest", chosen]], ["count", chosen]])
+
+
+def _restriction_paths(program: Any, path: tuple[int, ...] = ()) -> list[tuple[int, ...]]:
+    """Paths of the `filter` / `within` / `near` nodes of a program (each restricts the set in its first argument)."""
+    if not isinstance(program, list):
+        return []
+    found = [path] if program[0] in ("filter", "within", "near") else []
+    for i, child in enumerate(program[1:], start=1):
+        found += _restriction_paths(child, (*path, i))
+    return found
+
+
+def program_classes(program: Any) -> list[str]:
+    """The classes a program reads (`objects(<class>)` nodes): what a perception tool must be asked about."""
+    if not isinstance(program, list):
+        return []
+    found = [program[1]] if program[0] == "objects" and len(program) > 1 else []
+    for child in program[1:]:
+        found += [c for c in program_classes(child) if c not in found]
+    return found
+
+
 class GeoTasks(TaskSource):
     """Seeded scene + program pairs; ids geo/<split>/<index>; difficulty from program depth (1..5).
 
     `source` picks the scenes (procedural, osm, neon); `robust_to` names a segmenter whose view of the scene must
-    give the same answer (set by the tools env to its own segmenter).
+    give the same answer (set by the tools env to its own segmenter). `render` is what the prompt shows of the scene:
+    `image` (default: the picture and the question, so the answer needs perception), `text` (the object list: an
+    ablation for text-only models; the oracle's view) or `none` (nothing: the tools env, where perception tools are
+    the only way to learn about the scene). With `tools`, the reference solution first calls `segment(<class>)` for
+    every class its program reads (the tools env's oracle perceives like any agent). The question mix is balanced by
+    `DEDUCTION_SLOTS`, `ABDUCTION_TARGETS` and the induction slots.
     """
 
     family = "geo"
@@ -145,52 +267,194 @@ class GeoTasks(TaskSource):
         self,
         *,
         source: str = "procedural",
-        render: str = "both",
+        render: str = "image",
         mode: str = "deduction",
         robust_to: str | None = None,
+        tools: bool = False,
         **split_and_seed: Any,
     ) -> None:
         super().__init__(**split_and_seed)
-        if render not in ("both", "text", "image"):
-            raise ValueError("render must be 'both', 'text' or 'image'")
+        if render not in RENDERS:
+            raise ValueError(
+                f"render must be one of {RENDERS} (the object list is only shown as the explicit 'text' ablation)"
+            )
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}")
-        self.mode, self.render, self.robust_to = mode, render, robust_to
+        self.mode, self.render, self.robust_to, self.tools = mode, render, robust_to, tools
         self.scenes = get_source(source)
 
-    def _make(self, rng: random.Random) -> dict[str, Any]:
-        for _ in range(400):
-            scene_seed = rng.randrange(2**31)
-            program = random_program(rng, self.scenes.classes)
-            found = valid_task(program, self.scenes.scene(scene_seed), self.scenes, self.robust_to)
-            if found is None:
+    def _in_split(self, mode: str, scene_seed: int, program: Any) -> bool:
+        return split_of(f"{mode}|{scene_seed}|{json.dumps(program)}", self.eval_fraction) == self.split
+
+    def _attempt(self, rng: random.Random, draw: Any, budget: int = TARGET_DRAWS) -> dict[str, Any] | None:
+        """`draw(rng)` until it gives an item, `budget` in-split draws at most."""
+        tried = 0
+        for _ in range(budget * 40):
+            item = draw(rng)
+            if item is _OUT:
                 continue
-            item = {"scene_seed": scene_seed, "program": program, "value": found[0], "unit": unit_of(program, found[1])}
-            if self.mode == "abduction":
-                hole = make_abduction(program, self.scenes.scene(scene_seed), rng)
-                if hole is None:
-                    continue
-                item["hole"] = hole
-            if self.mode == "induction":
-                seeds = [scene_seed, *[rng.randrange(2**31) for _ in range(4)]]
-                values = [valid_task(program, self.scenes.scene(s), robust_to=self.robust_to) for s in seeds]
-                if any(v is None for v in values) or len({format_answer(v[0]) for v in values[:3]}) < 2:
-                    continue
-                item["seeds"], item["values"] = seeds, [v[0] for v in values]
-            return item
-        raise RuntimeError("geo: no valid program in 400 draws")
+            if item is not None:
+                return item
+            tried += 1
+            if tried >= budget:
+                break
+        return None
+
+    def _draw_valid(self, rng: random.Random, kind: str | None, target: Any) -> Any:
+        """One scene + program of `kind` whose answer is `target` (a string, a (low, high) bin, None: any value);
+        None, or `_OUT` (a draw of the other split)."""
+        scene_seed = rng.randrange(2**31)
+        program = random_program(rng, self.scenes.classes, kind)
+        if not self._in_split(self.mode, scene_seed, program):
+            return _OUT
+        scene = self.scenes.scene(scene_seed)
+        if target is not None:  # the cheap check first: the answer on this scene alone
+            try:
+                value = dsl.evaluate(program, scene)[0]
+            except dsl.ProgramError:
+                return None
+            hit = target[0] <= value < target[1] if isinstance(target, tuple) else format_answer(value) == target
+            if not hit:
+                return None
+        found = valid_task(program, scene, self.scenes, self.robust_to)
+        if found is None:
+            return None
+        return {"scene_seed": scene_seed, "program": program, "value": found[0], "unit": unit_of(program, found[1])}
+
+    def _make_deduction(self, index: int, rng: random.Random) -> dict[str, Any]:
+        """The slot's question; when the source cannot give it (no roads for `length`, no colours through a
+        perception tool for `attr`, a bin out of reach), a numeric slot instead: a categorical answer never fills a
+        second slot, so the cap on constant answers holds."""
+        block, n = index // len(DEDUCTION_SLOTS), len(DEDUCTION_SLOTS)
+        order = [DEDUCTION_SLOTS[index % n]]
+        order += [
+            DEDUCTION_SLOTS[(index + k) % n] for k in range(1, n) if DEDUCTION_SLOTS[(index + k) % n][0] in NUMERIC
+        ]
+        for kind, j in order:
+            if (kind == "length" and "road" not in self.scenes.classes) or (kind == "attr" and self.robust_to):
+                continue
+            target, drawn = _slot_target(kind, j, block), _slot_kind(kind, block)
+            item = self._attempt(rng, lambda r, kind=drawn, target=target: self._draw_valid(r, kind, target))
+            if item is not None:
+                return item
+        raise RuntimeError(f"geo: no valid deduction program for index {index}")
+
+    def _make_abduction(self, index: int, rng: random.Random) -> dict[str, Any]:
+        for shift in range(len(ABDUCTION_TARGETS)):
+            kind, literal = ABDUCTION_TARGETS[(index + shift) % len(ABDUCTION_TARGETS)]
+            item = self._attempt(rng, lambda r, kind=kind, literal=literal: self._draw_hole(r, kind, literal))
+            if item is not None:
+                return item
+        raise RuntimeError(f"geo: no valid abduction hole for index {index}")
+
+    def _draw_hole(self, rng: random.Random, kind: str, literal: Any) -> Any:
+        """A program with `literal` put in one of its `kind` slots, valid, and identified by it (no other candidate
+        of the kind gives the same value, so a constant answer passes only where it is the hole's own literal)."""
+        base = _hole_program(rng, kind, literal, self.scenes.classes) if kind != "cls" and rng.random() < 0.6 else None
+        base = base or random_program(rng, self.scenes.classes)
+        slots = [path for path, k in literal_slots(base) if k == kind]
+        if not slots:
+            return None
+        path = tuple(rng.choice(slots))
+        program = substitute(base, path, literal)
+        scene_seed = rng.randrange(2**31)
+        if not self._in_split("abduction", scene_seed, program):
+            return _OUT
+        scene = self.scenes.scene(scene_seed)
+        found = valid_task(program, scene, self.scenes, self.robust_to)
+        if found is None:
+            return None
+        unit = unit_of(program, found[1])
+        for other in CANDIDATES[kind]:
+            seen = outcome(substitute(program, path, other), scene) if other != literal else None
+            if seen is not None and dsl.answers_equal(unit, found[0], seen):
+                return None
+        hole = {"path": list(path), "kind": kind, "answer": literal, "shown": substitute(program, path, HOLE)}
+        return {"scene_seed": scene_seed, "program": program, "value": found[0], "unit": unit, "hole": hole}
+
+    def _make_induction(self, index: int, rng: random.Random) -> dict[str, Any]:
+        """A program with at least one filter or spatial restriction (the bare `count(objects(c))` family is small
+        enough that a constant program would match many tasks), varying over the examples, with no simpler twin.
+
+        Slots cycle over (answer kind, first class the program reads), so no program family fills more than one
+        slot in `len(INDUCTION_KINDS) * classes`: the most common program stays rare (a constant program's cap)."""
+        slots = [(kind, cls) for kind in INDUCTION_KINDS for cls in self._movable()]
+        for shift in range(len(slots)):
+            kind, cls = slots[(index + shift) % len(slots)]
+            item = self._attempt(rng, lambda r, k=kind, c=cls: self._draw_examples(r, k, c), budget=TARGET_DRAWS * 5)
+            if item is not None:
+                return item
+        raise RuntimeError(f"geo: no valid induction program for index {index}")
+
+    def _movable(self) -> list[str]:
+        return [c for c in self.scenes.classes if c != "road"] or list(self.scenes.classes)
+
+    def _draw_examples(self, rng: random.Random, kind: str, cls: str) -> Any:
+        """A restricted program whose first class read is `cls`, valid on 5 scenes (3 shown, 2 held out) with at
+        least 2 different answers among the shown ones (so it is not constant: no separate probe batch needed)."""
+        for _ in range(200):  # programs are cheap to draw: only those that fit the slot cost scene builds
+            program = random_program(rng, self.scenes.classes, kind)
+            if program_classes(program)[:1] == [cls] and _restriction_paths(program):
+                break
+        else:
+            return None
+        seeds = [rng.randrange(2**31) for _ in range(5)]
+        if not self._in_split(self.mode, seeds[0], program):
+            return _OUT
+        found = []
+        for seed in seeds:
+            value = valid_task(program, self.scenes.scene(seed), robust_to=self.robust_to)
+            if value is None:
+                return None
+            found.append(value)
+        values = [v[0] for v in found]
+        unit = unit_of(program, found[0][1])
+        if len({format_answer(v) for v in values[:3]}) < 2 or self._has_simpler_twin(program, seeds, values, unit):
+            return None
+        return {"scene_seed": seeds[0], "program": program, "value": values[0], "unit": unit, "seeds": seeds,
+                "values": values}  # fmt: skip
+
+    def _has_simpler_twin(self, program: Any, seeds: list[int], values: list[Any], unit: str) -> bool:
+        """Whether a simpler program gives the same answers on every scene: one of its filters/restrictions dropped
+        (a no-op, e.g. `area_lt 400` on trees) or a bare `count|total_area(objects(c))`. Such a task would be
+        passed by that simpler program, and many tasks would share it: a constant program would score."""
+        twins = [substitute(program, path, get(program, (*path, 1))) for path in _restriction_paths(program)]
+        twins += [[op, ["objects", c]] for op in ("count", "total_area") for c in self.scenes.classes]
+        scenes = [self.scenes.scene(seed) for seed in seeds]
+        for twin in twins:
+            seen = [outcome(twin, scene) for scene in scenes]
+            if all(s is not None and dsl.answers_equal(unit, v, s) for s, v in zip(seen, values, strict=True)):
+                return True
+        return False
+
+    def _make(self, index: int, rng: random.Random) -> dict[str, Any]:
+        make = {"deduction": self._make_deduction, "abduction": self._make_abduction}.get(self.mode)
+        return make(index, rng) if make else self._make_induction(index, rng)
 
     def _scene_parts(self, seed: int, caption: str) -> list[ContentPart]:
         scene = self.scenes.scene(seed)
-        parts = [ContentPart(type="text", text=caption)]
-        if self.render in ("both", "image"):
-            parts.append(ContentPart(type="image_url", image_url={"url": scene.data_url()}))
-        if self.render in ("both", "text"):
-            parts.append(ContentPart(type="text", text=scene.to_text()))
-        return parts
+        side = round(scene.size * scene.px_per_m)
+        where = f"{caption} an aerial tile of {scene.size:g} x {scene.size:g} m (x east, y south, north up)"
+        if self.render == "image":
+            text = f"{where}, shown as a {side} x {side} px image ({scene.px_per_m:g} px per metre):"
+            return [
+                ContentPart(type="text", text=text),
+                ContentPart(type="image_url", image_url={"url": scene.data_url()}),
+            ]
+        if self.render == "text":
+            return [ContentPart(type="text", text=f"{where}.\n{scene.to_text()}")]
+        return [ContentPart(type="text", text=f"{where}; call the perception tool to see what is in it.")]
+
+    def _perception_calls(self, program: Any) -> list[str]:
+        """The tools env's oracle asks the perception tool about every class its program reads, then answers."""
+        return [f"segment({cls})" for cls in program_classes(program)] if self.tools else []
 
     def task(self, index: int) -> Task:
-        item = self.draw(index, self._make, lambda it: f"{self.mode}|{it['scene_seed']}|{json.dumps(it['program'])}")
+        item = self.draw(
+            index,
+            lambda rng: self._make(index, rng),
+            lambda it: f"{self.mode}|{it['scene_seed']}|{json.dumps(it['program'])}",
+        )
         program = json.dumps(item["program"])
         truth: dict[str, Any] = {
             "mode": self.mode,
@@ -218,7 +482,7 @@ class GeoTasks(TaskSource):
             parts = []
             for k in range(3):
                 parts += self._scene_parts(
-                    item["seeds"][k], f"Example {k + 1}: answer {format_answer(item['values'][k])}"
+                    item["seeds"][k], f"Example {k + 1} (answer {format_answer(item['values'][k])}):"
                 )
             ask = (
                 "Write one program that gives these answers on the example scenes (and on hidden scenes of the same "
@@ -230,8 +494,9 @@ class GeoTasks(TaskSource):
             index,
             prompt=[Message(role="user", content=parts)],
             ground_truth=truth,
-            reference_actions=[f"ANSWER: {answer}"],
+            reference_actions=[*self._perception_calls(item["program"]), f"ANSWER: {answer}"],
             difficulty=min(5, max(1, _depth(item["program"]) - 1 + (self.mode == "induction"))),
             mode=self.mode,
             scene_source=self.scenes.name,
+            render=self.render,
         )

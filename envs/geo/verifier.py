@@ -120,14 +120,14 @@ def wrong_answers(task: Task, rng: random.Random) -> list[list[str]]:
         others = [c for c in modes.CANDIDATES[truth["hole"]["kind"]] if c != truth["hole"]["answer"]]
         return [[f"ANSWER: {c}"] for c in others if not verify(task, [f"ANSWER: {c}"]).passed][:3]
     if mode == "induction":
+        edits = [(path, c) for path, kind in modes.literal_slots(truth["program"]) for c in modes.CANDIDATES[kind]]
+        rng.shuffle(edits)  # then verify only until three fail: each check runs the program on five scenes
         mutants = []
-        for path, kind in modes.literal_slots(truth["program"]):
-            for c in modes.CANDIDATES[kind]:
-                text = f"ANSWER: {json.dumps(modes.substitute(truth['program'], path, c))}"
-                if not verify(task, [text]).passed:
-                    mutants.append([text])
-        rng.shuffle(mutants)
-        return mutants[:3] or [['ANSWER: ["count", ["objects", "road"]]']]
+        for path, c in edits:
+            text = f"ANSWER: {json.dumps(modes.substitute(truth['program'], path, c))}"
+            if len(mutants) < 3 and not verify(task, [text]).passed:
+                mutants.append([text])
+        return mutants or [['ANSWER: ["count", ["objects", "road"]]']]
     if unit == "count":
         return [[f"ANSWER: {value + d}"] for d in (1, -1, 2) if value + d >= 0]
     if unit in dsl.UNITS.values():

@@ -50,10 +50,10 @@ def test_typed_rejections(program, kind):
     assert info.value.kind == kind
 
 
-@pytest.mark.parametrize("mode", ["deduction", "abduction", "induction"])
-def test_reference_answers_pass_and_wrong_answers_fail(mode):
+@pytest.mark.parametrize("mode,n", [("deduction", 20), ("abduction", 20), ("induction", 6)])
+def test_reference_answers_pass_and_wrong_answers_fail(mode, n):
     source = GeoTasks(split="train", mode=mode)
-    for index in range(20):
+    for index in range(n):  # induction tasks cost ~0.5 s each to draw (five valid scenes, no simpler twin)
         task = source.task(index)
         assert verifier.verify(task, task.reference_actions).reward == 1.0
         for wrong in verifier.wrong_answers(task, random.Random(index)):
