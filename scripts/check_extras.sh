@@ -4,21 +4,26 @@
 # once resolved mcp 2.x, which has no `mcp.server.fastmcp`, and `rlvr-gym mcp` died on import).
 #
 #   bash scripts/check_extras.sh                 # every extra but vllm (GPU wheels), bench and test (unions of others)
-#   bash scripts/check_extras.sh mcp serve trl   # just these; `all` for every extra
+#   bash scripts/check_extras.sh mcp serve trl   # just these; `all` for every extra; `light` for LIGHT_EXTRAS
 #
 # One line per extra: install time, smoke time, the resolved versions that matter, OK or FAILED (with the log's tail).
-# Not run by scripts/test.sh: it downloads and installs for minutes. Venvs live in a temporary folder, removed at the
-# end (KEEP=1 keeps it). Extras that pull torch get the CPU build first, as scripts/install.sh does.
+# scripts/test.sh runs it (LIGHT_EXTRAS below: the extras that need no torch) as one setup lane beside the others, so
+# CI installs each of them alone on every run; the torch extras (hf, train, trl) and alfworld install for minutes
+# each and are checked by hand (`bash scripts/check_extras.sh hf train trl alfworld`). Venvs live in a temporary
+# folder, removed at the end (KEEP=1 keeps it). Extras that pull torch get the CPU build first, as scripts/install.sh does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 TORCH_PIN="torch==2.13.0"
 TORCH_EXTRAS=" hf train trl bench vllm test "
+LIGHT_EXTRAS="mcp serve openenv viewer data docker geo webshop code ray"
 ALL=$("$PYTHON" -c 'import tomllib; print(" ".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]))')
 if [ $# -eq 0 ]; then
   EXTRAS=$(for e in $ALL; do case " vllm bench test " in *" $e "*) ;; *) echo "$e" ;; esac; done)
 elif [ "$1" = all ]; then
   EXTRAS=$ALL
+elif [ "$1" = light ]; then
+  EXTRAS=$LIGHT_EXTRAS
 else
   EXTRAS="$*"
 fi

@@ -60,6 +60,9 @@ lane data server-setup bash scripts/setup_server.sh -- geo-setup bash scripts/se
 lane verl verl-setup bash scripts/setup_verl.sh
 lane verifiers verifiers-setup bash scripts/setup_verifiers.sh
 lane nemo nemo-gym-setup bash scripts/setup_nemo_gym.sh
+# each extra that needs no torch installed alone in a fresh venv with an import smoke (#41: extras must resolve to
+# versions the code supports)
+lane extras extras-check bash scripts/check_extras.sh light
 failed=0
 for entry in "${LANES[@]}"; do
   name=${entry%%:*}
