@@ -32,6 +32,8 @@ class LossConfig:
     entropy_coef: float = 0.0
     veto_eps: float | None = None
     dual_clip: float | None = None  # lower bound on the loss of A<0 tokens with huge ratios (dual-clip PPO), e.g. 3.0
+    nfpo_n: int | None = None  # NFPO: each ratio times the next N-1 tokens' ratios (N = 1: PPO's gradient)
+    nfpo_c_max: float = 2.0  # NFPO: clip of that forward-trace factor
 
 
 def aggregate(
@@ -71,6 +73,24 @@ def veto_mask(log_ratio: torch.Tensor, mask: torch.Tensor, advantages: torch.Ten
     return mask * (~after).to(mask.dtype)
 
 
+def forward_trace(log_ratio: torch.Tensor, mask: torch.Tensor, n: int, c_max: float = 2.0) -> torch.Tensor:
+    """NFPO's detached factor c_t = prod of the ratios of the next n-1 generated tokens of the row, clipped to
+    [0, c_max]: exp(S[min(k+n-1, last)] - S[k]), S = cumulative log-ratio over generated tokens, k = t's rank among
+    them. Env/prompt tokens between turns are skipped (they are not actions); zeros off the mask."""
+    if n < 1:
+        raise ValueError(f"nfpo_n must be >= 1, got {n}")
+    gen = mask > 0
+    lr = torch.where(gen, log_ratio.detach(), torch.zeros_like(log_ratio))
+    cum = torch.cumsum(lr, dim=-1)  # S at each position (constant over non-generated ones)
+    rank = torch.cumsum(gen.to(torch.long), dim=-1) - 1
+    last = gen.sum(-1, keepdim=True) - 1
+    order = torch.argsort((~gen).to(torch.int8), dim=-1, stable=True)  # generated positions first, in order
+    cum_by_rank = cum.gather(-1, order)
+    end = torch.minimum(rank + (n - 1), last).clamp(min=0)
+    c = torch.exp(cum_by_rank.gather(-1, end) - cum).clamp(0.0, c_max)
+    return torch.where(gen, c, torch.zeros_like(c))
+
+
 def policy_loss(
     logprobs: torch.Tensor,
     old_logprobs: torch.Tensor,
@@ -92,9 +112,12 @@ def policy_loss(
     if cfg.veto_eps is not None:
         mask = veto_mask(log_ratio, mask, advantages, cfg.veto_eps)
     ratio = torch.exp(log_ratio)
-    unclipped = ratio * advantages
-    clipped = torch.clamp(ratio, 1.0 - cfg.clip_low, 1.0 + cfg.clip_high) * advantages
-    per_token = -torch.minimum(unclipped, clipped)
+    if cfg.nfpo_n is not None:
+        per_token, outside = _nfpo_surrogate(ratio, log_ratio, advantages, mask, cfg)
+    else:
+        unclipped = ratio * advantages
+        clipped = torch.clamp(ratio, 1.0 - cfg.clip_low, 1.0 + cfg.clip_high) * advantages
+        per_token = -torch.minimum(unclipped, clipped)
     if cfg.dual_clip is not None:
         per_token = torch.where(advantages < 0, torch.minimum(per_token, -cfg.dual_clip * advantages), per_token)
     loss = aggregate(per_token, mask, cfg.aggregation, normaliser, cfg.max_len)
@@ -102,6 +125,8 @@ def policy_loss(
         is_clipped = ((ratio < 1.0 - cfg.clip_low) & (advantages < 0)) | (
             (ratio > 1.0 + cfg.clip_high) & (advantages > 0)
         )
+        if cfg.nfpo_n is not None:
+            is_clipped = outside
         metrics = {
             "tokens": mask.sum(),
             "clip_frac": (is_clipped.to(mask.dtype) * mask).sum(),
@@ -119,6 +144,16 @@ def policy_loss(
             loss = loss - cfg.entropy_coef * aggregate(entropy, mask, cfg.aggregation, normaliser, cfg.max_len)
         metrics["entropy"] = (entropy.detach() * mask).sum()
     return loss, metrics
+
+
+def _nfpo_surrogate(
+    ratio: torch.Tensor, log_ratio: torch.Tensor, advantages: torch.Tensor, mask: torch.Tensor, cfg: LossConfig
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """NFPO (INFERRED, METHODS.md §9): w = ratio * c (c detached), token masked where w left the trust region in A's
+    direction; loss -M w A. With c = 1 its gradient is the clipped surrogate's, with ratio = 1 vanilla PG's."""
+    w = ratio * forward_trace(log_ratio, mask, cfg.nfpo_n or 1, cfg.nfpo_c_max)
+    outside = ((advantages > 0) & (w > 1.0 + cfg.clip_high)) | ((advantages < 0) & (w < 1.0 - cfg.clip_low))
+    return -(~outside).to(w.dtype) * w * advantages, outside
 
 
 def gather_logprobs(
