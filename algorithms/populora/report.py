@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from rlvr_gym.envs.azr.rewards import FORMAT_PENALTY, WRONG_PENALTY
 from rlvr_gym.summary import wilson_interval
 
 from .cli import population_config
@@ -26,6 +27,13 @@ def _rate(successes: int, n: int) -> str:
     if interval is None:
         return "n/a"
     return f"{successes}/{n} = {successes / n:.3f} [{interval[0]:.3f}, {interval[1]:.3f}]"
+
+
+def well_formed(mean_reward: float, wins: int, n: int) -> int:
+    """Well-formed solve answers in a batch of n, from its mean train reward (1 right / -0.5 wrong / -1 format)
+    and its wins: the -0.5s are what the rest of the reward sum leaves, so the log need not store them."""
+    wrong = (mean_reward * n - wins - (n - wins) * FORMAT_PENALTY) / (WRONG_PENALTY - FORMAT_PENALTY)
+    return wins + round(wrong)
 
 
 def _sizes(config: PopulationConfig) -> dict[str, int]:
@@ -50,11 +58,12 @@ def arm_table(name: str, config: PopulationConfig, rows: list[dict[str, Any]]) -
     lines = [
         f"**{name}** ({len(rows)} generations x {config.steps_per_generation} steps)",
         "",
-        "| gen | valid proposals | proposer reward | learnability | solver reward | buffer solve rate (per student) "
+        "| gen | valid proposals | proposer reward | learnability | solver reward | well-formed solve answers "
+        "| buffer solve rate (per student) "
         "| held solve rate (per student, greedy) | updates | ‖ΔW‖ | buffer (+new) | wall s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    pooled_valid = pooled_solve = pooled_solve_n = 0
+    pooled_valid = pooled_solve = pooled_solve_n = pooled_formed = 0
     updates: dict[str, int] = {}
     for r in rows:
         for member, count in r["updates"].items():
@@ -63,23 +72,27 @@ def arm_table(name: str, config: PopulationConfig, rows: list[dict[str, Any]]) -
         pooled_valid += valid
         propose = {k.split("/")[0]: v for k, v in r["rewards"].items() if k.endswith("/propose")}
         solve = {k.split("/")[0]: v for k, v in r["rewards"].items() if k.endswith("/solve")}
-        train = []
+        train, formed = [], []
         for member, rate in r["train_solve_rate"].items():
             wins = round(rate * n["solves"])
             pooled_solve += wins
             pooled_solve_n += n["solves"]
             train.append(f"{member} {_rate(wins, n['solves'])}")
+            k = well_formed(solve[member], wins, n["solves"])
+            pooled_formed += k
+            formed.append(f"{member} {_rate(k, n['solves'])}")
         held = [f"{m} {_rate(round(v * n['held']), n['held'])}" for m, v in r["held_solve_rate"].items()]
         if r.get("held_solve_rate_start"):
             start = ", ".join(f"{m} {round(v * n['held'])}/{n['held']}" for m, v in r["held_solve_rate_start"].items())
             held.insert(0, f"(before training: {start})")
         lines.append(
-            "| {} | {} | {} | {:.3f} | {} | {} | {} | {} | {} | {} (+{}) | {:.0f} |".format(
+            "| {} | {} | {} | {:.3f} | {} | {} | {} | {} | {} | {} | {} (+{}) | {:.0f} |".format(
                 r["generation"],
                 _rate(valid, n["proposals"]),
                 ", ".join(f"{m} {v:+.3f}" for m, v in propose.items()),
                 r.get("learnability", 0.0),
                 ", ".join(f"{m} {v:+.3f}" for m, v in solve.items()),
+                "; ".join(formed),
                 "; ".join(train),
                 "; ".join(held),
                 ", ".join(f"{m} {v}" for m, v in r["updates"].items()),
@@ -93,6 +106,7 @@ def arm_table(name: str, config: PopulationConfig, rows: list[dict[str, Any]]) -
     lines += [
         "",
         f"Pooled over generations: valid proposals {_rate(pooled_valid, total)}; "
+        f"well-formed solve answers {_rate(pooled_formed, pooled_solve_n)}; "
         f"buffer solve rate {_rate(pooled_solve, pooled_solve_n)}; "
         f"updates taken / possible: {', '.join(f'{m} {c}/{config.steps_per_generation * len(rows)}' for m, c in updates.items())}; "
         f"wall {sum(r['wall_s'] for r in rows) / 60:.1f} min.",

@@ -12,7 +12,7 @@ def _row(gen: int, valid: float, held: float) -> dict:
         "generation": gen,
         "valid_proposal_rate": valid,
         "learnability": 0.125,
-        "rewards": {"t/propose": -1.0, "s/solve": -0.75},
+        "rewards": {"t/propose": -1.0, "s/solve": -0.25},
         "train_solve_rate": {"s": 0.25},
         "held_solve_rate": {"s": held},
         "held_solve_rate_start": {"s": 0.0} if gen == 0 else {},
@@ -40,5 +40,7 @@ def test_table_counts_and_intervals(tmp_path):
     assert "s 2/4 = 0.500" in table and "(before training: s 0/4)" in table
     assert "valid proposals 3/16 = 0.188" in table and "buffer solve rate 4/16 = 0.250" in table
     assert "updates taken / possible: t 0/4, s 4/4" in table and "| 0.125 |" in table
+    # mean reward -0.25 on 8 answers with 2 right: 2 - 0.5k - (6 - k) = -2 gives k = 4 wrong, 6 well-formed
+    assert "s 6/8 = 0.750" in table and "well-formed solve answers 12/16 = 0.750" in table
     plot({"1T-1S": loaded}, tmp_path / "curves.png")
     assert (tmp_path / "curves.png").read_bytes()[:4] == b"\x89PNG"
