@@ -103,7 +103,10 @@ class _EnvPool:
     built for the waiters. Builds are started only for waiters that the recent release rate will not serve within
     one build time, and at most max(2, live handles) at once (a slow start): 512 episodes in flight with a fast
     agent then share a few envs instead of building 512 (7-50 ms each for a dataset env), while slow agents that
-    hold their envs still get one each after log2(512) build rounds.
+    hold their envs still get one each after log2(512) build rounds. Nor is a handle built once the pool holds
+    twice the handles in use on average (Little's law: release rate x how long an episode keeps its handle, from
+    the moment it resumes with it): with inline envs and a fast agent, episodes keep a handle for microseconds and
+    two handles serve 512 waiters, where building one per waiter cost more CPU than the episodes themselves.
     """
 
     def __init__(self, factory: Callable[[], Env], isolation: str, call: Callable[..., Any]) -> None:
@@ -117,6 +120,10 @@ class _EnvPool:
         self._building = 0
         self._build_s: float | None = None  # moving average of build times
         self._releases: deque[float] = deque()  # release times within the last build time
+        self._lent: dict[EnvHandle, float] = {}  # handle -> when its episode resumed with it
+        self._hold_s: float | None = None  # moving averages: how long an episode keeps its handle,
+        self._interval_s: float | None = None  # and the time between two releases
+        self._last_release: float | None = None
         self._pump_timer: asyncio.TimerHandle | None = None
         self._closed = False
 
@@ -127,13 +134,16 @@ class _EnvPool:
         while self.idle:
             handle = self.idle.pop()
             if self._fits(handle):
+                self._lent[handle] = time.perf_counter()
                 return handle
             self._close(handle)
         waiter = asyncio.get_running_loop().create_future()
         self._waiters.append(waiter)
         self._pump()
         try:
-            return await waiter
+            handle = await waiter
+            self._lent[handle] = time.perf_counter()
+            return handle
         except asyncio.CancelledError:
             if waiter.done() and not waiter.cancelled() and waiter.exception() is None:
                 self.release(waiter.result())  # handed over just as the episode was cancelled
@@ -147,11 +157,18 @@ class _EnvPool:
         return None
 
     def release(self, handle: EnvHandle) -> None:
+        now = time.perf_counter()
+        since = self._lent.pop(handle, None)
+        if since is not None:
+            self._hold_s = _average(self._hold_s, now - since)
+            if self._last_release is not None:
+                self._interval_s = _average(self._interval_s, now - self._last_release)
+            self._last_release = now
         if self._closed or not self._fits(handle):
             self._close(handle)
             self._pump()
             return
-        self._releases.append(time.perf_counter())
+        self._releases.append(now)
         waiter = self._next_waiter()
         if waiter is not None:
             waiter.set_result(handle)
@@ -159,6 +176,7 @@ class _EnvPool:
             self.idle.append(handle)
 
     def discard(self, handle: EnvHandle) -> None:
+        self._lent.pop(handle, None)
         self.live.discard(handle)
         handle.kill()
         self._pump()
@@ -179,11 +197,22 @@ class _EnvPool:
             self._waiters.popleft()
         if not self._waiters:
             return
-        while len(self._waiters) > self._building + self._recent_releases() and self._building < max(2, len(self.live)):
+        while (
+            len(self._waiters) > self._building + self._recent_releases()
+            and self._building < max(2, len(self.live))
+            and not self._enough()
+        ):
             self._building += 1
             asyncio.ensure_future(self._build())
         if self._waiters and self._pump_timer is None:  # releases may stop: look again after one build time
-            self._pump_timer = asyncio.get_running_loop().call_later(self._build_s or 0.05, self._repump)
+            delay = max(self._build_s, 0.005) if self._build_s is not None else 0.05
+            self._pump_timer = asyncio.get_running_loop().call_later(delay, self._repump)
+
+    def _enough(self) -> bool:
+        """Twice the handles in use on average (release rate x hold time), plus two, are live or being built."""
+        if self._hold_s is None or not self._interval_s:
+            return False
+        return len(self.live) + self._building >= 2 * self._hold_s / self._interval_s + 2
 
     def _repump(self) -> None:
         self._pump_timer = None
@@ -210,7 +239,7 @@ class _EnvPool:
             return
         self._building -= 1
         seconds = time.perf_counter() - t0
-        self._build_s = seconds if self._build_s is None else 0.8 * self._build_s + 0.2 * seconds
+        self._build_s = _average(self._build_s, seconds)
         if self._closed:
             handle.kill()
             return
@@ -238,6 +267,11 @@ class _EnvPool:
         for handle in list(self.live):  # in use at shutdown (Ctrl-C): kill child processes, abandon threads
             self.live.discard(handle)
             handle.kill()
+
+
+def _average(mean: float | None, value: float) -> float:
+    """Exponential moving average (weight 0.2 for the new value)."""
+    return value if mean is None else 0.8 * mean + 0.2 * value
 
 
 class _StepTimeout(Exception):
