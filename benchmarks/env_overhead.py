@@ -59,16 +59,18 @@ class Stat:
         return 1e6 / self.median_us
 
 
-def interleaved(contenders: dict[str, Callable[[], int]], rounds: int) -> dict[str, Stat]:
-    """Run each contender (returning its episode count) once per round, rotating the order every round."""
+def interleaved(contenders: dict[str, Callable[[], int | tuple[float, int]]], rounds: int) -> dict[str, Stat]:
+    """Run each contender once per round, rotating the order every round. A contender returns its episode count
+    (its wall time is measured here) or (seconds, count) when it times only part of its work itself."""
     names = list(contenders)
     samples: dict[str, list[float]] = {name: [] for name in names}
     counts: dict[str, int] = {}
     for r in range(rounds):
         for name in names[r % len(names) :] + names[: r % len(names)]:
             t0 = time.perf_counter()
-            counts[name] = contenders[name]()
-            samples[name].append((time.perf_counter() - t0) / counts[name] * 1e6)
+            result = contenders[name]()
+            seconds, counts[name] = result if isinstance(result, tuple) else (time.perf_counter() - t0, result)
+            samples[name].append(seconds / counts[name] * 1e6)
     return {
         name: Stat(statistics.median(values), min(values), max(values), counts[name])
         for name, values in samples.items()
