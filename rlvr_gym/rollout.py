@@ -35,7 +35,18 @@ from .env import Env, StepResult
 from .env_handles import ISOLATIONS, EnvLimits, EnvRecipe, LocalEnv, ProcessEnv, RemoteEnvError
 from .episode_log import EpisodeLog, LogScan, RunLock
 from .manifest import build_manifest, check_resume, write_manifest
-from .types import Episode, EpisodeError, ErrorKind, InfraError, Message, PolicyError, Task, Turn
+from .types import (
+    EPISODE_SCHEMA_VERSION,
+    Episode,
+    EpisodeError,
+    ErrorKind,
+    InfraError,
+    Message,
+    PolicyError,
+    Task,
+    Turn,
+    trusted,
+)
 from .workers import EnvWorkers
 
 __all__ = ["EpisodeLog", "EpisodeSpec", "Runner", "collect", "collect_sync", "plan_episodes", "stable_int"]
@@ -43,6 +54,17 @@ __all__ = ["EpisodeLog", "EpisodeSpec", "Runner", "collect", "collect_sync", "pl
 log = logging.getLogger(__name__)
 
 TaskSpec = int | Sequence[int] | Sequence[Task]
+_EMPTY_EPISODE = {  # an Episode's fields after the plan's, at their defaults (new containers made per episode)
+    "turns": None,
+    "final_observation": None,
+    "total_reward": 0.0,
+    "verdict": None,
+    "error": None,
+    "terminated": False,
+    "truncated": False,
+    "task_metadata": None,
+    "timings": None,
+}
 EnvHandle = LocalEnv | ProcessEnv
 
 
@@ -506,34 +528,42 @@ class Runner:
         env_s: float,
     ) -> None:
         generation = step.generation
-        episode.turns.append(
-            Turn(
-                index=index,
-                observation=observation,
-                action=step.text,
-                prompt_token_ids=generation.prompt_token_ids if generation else None,
-                token_ids=generation.token_ids if generation else None,
-                logprobs=generation.logprobs if generation else None,
-                reward=float(result.reward),
-                valid_action=result.valid_action,
-                info=jsonable(result.info),
-                generation_s=gen_s,
-                env_s=env_s,
-            )
-        )
+        values = {
+            "index": index,
+            "observation": observation,
+            "action": step.text,
+            "prompt_token_ids": generation.prompt_token_ids if generation else None,
+            "token_ids": generation.token_ids if generation else None,
+            "logprobs": generation.logprobs if generation else None,
+            "reward": float(result.reward),
+            "valid_action": result.valid_action,
+            "info": dict(jsonable(result.info)),
+            "generation_s": gen_s,
+            "env_s": env_s,
+        }
+        # Without a generation every value is ours and of its field's type once the agent's text is a str: no
+        # validation (~5 us an episode); a model agent's turn (token lists to copy) or an odd action is validated.
+        plain = generation is None and type(step.text) is str and type(result.valid_action) is bool
+        episode.turns.append(trusted(Turn, values) if plain else Turn(**values))
         episode.total_reward += float(result.reward)
 
     def new_episode(self, spec: EpisodeSpec) -> Episode:
-        return Episode(
-            episode_id=spec.episode_id,
-            env_id=self.env_id,
-            task_id=spec.task.id if spec.task else spec.task_key,
-            task_index=spec.task_index,
-            seed=spec.seed,
-            group_id=spec.group_id,
-            sample_index=spec.sample_index,
-            agent=self.agent.name,
-        )
+        given = {
+            "episode_id": spec.episode_id,
+            "env_id": self.env_id,
+            "task_id": spec.task.id if spec.task else spec.task_key,
+            "task_index": spec.task_index,
+            "seed": spec.seed,
+            "group_id": spec.group_id,
+            "sample_index": spec.sample_index,
+            "agent": self.agent.name,
+        }
+        if type(self.env_id) is not str or type(self.agent.name) is not str:
+            return Episode(**given)
+        # The plan's own values (`plan_episodes`): built without validation, defaults as the model has them.
+        values = {"schema_version": EPISODE_SCHEMA_VERSION, **given, **_EMPTY_EPISODE}
+        values.update(turns=[], final_observation=[], task_metadata={}, timings={})
+        return trusted(Episode, values, given.keys())
 
     async def run_episode(self, spec: EpisodeSpec, episode: Episode | None = None) -> Episode:
         episode = episode if episode is not None else self.new_episode(spec)

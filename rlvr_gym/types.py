@@ -121,8 +121,12 @@ class Task(BaseModel):
         return list(self.prompt)
 
     def view(self) -> TaskView:
-        """The agent-facing part of the task (no ground truth, no reference actions)."""
-        return TaskView(id=self.id, prompt=self.prompt, metadata=self.metadata)
+        """The agent-facing part of the task (no ground truth, no reference actions).
+
+        Built from this task's own validated fields with the copies validation would make (a new metadata dict and
+        prompt list), without validating them again: the runner builds one view per episode."""
+        prompt = self.prompt if type(self.prompt) is str else list(self.prompt)
+        return trusted(TaskView, {"id": self.id, "prompt": prompt, "metadata": dict(self.metadata)})
 
 
 class Verdict(BaseModel):
