@@ -34,6 +34,7 @@ from typing import Any
 from env_overhead import Stat, host, interleaved, print_table, versions
 
 import rlvr_gym
+from rlvr_gym.envs.math.tasks import DEDUP_WINDOW
 
 MOVES = ("up", "left", "down", "right")
 PEERS = ("reasoning-gym", "skyrl-gym", "gem-llm")
@@ -156,12 +157,13 @@ def gem_generated(n: int) -> Callable[[], int]:
 
 
 def rlvr_generated(n: int) -> Callable[[], int]:
-    """rlvr-gym on task indices no env in this process built before: each reset generates its task."""
+    """rlvr-gym on task indices no env in this process built before: each reset generates its task (indices past
+    the deduplication window, where every index is its own seeded draw, memoised nowhere)."""
     env = rlvr_gym.make("rlvr/Math-v0", families=["arithmetic"], difficulty=3)
-    offsets = itertools.count(1)
+    offsets = itertools.count()
 
     def run() -> int:
-        start = next(offsets) * n
+        start = DEDUP_WINDOW + next(offsets) * n
         return rlvr_loop(env, n, lambda k: start + k)()
 
     return run
@@ -228,7 +230,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "items.jsonl"
         write_items(rows, data)
-        env = rlvr_gym.make("rlvr/MathDataset-v0", data_files=str(data))
+        env = rlvr_gym.make("rlvr/MathDataset-v0", data_files=str(data), task_cache=n)
         size = env.unwrapped.num_tasks  # the loader drops repeated questions: a few items come round twice
         for i in range(size):
             env.reset(options={"task_index": i})

@@ -129,6 +129,7 @@ class Env(gymnasium.Env):
         episode_timeout_s: float | None = None,
         reset_timeout_s: float | None = None,
         render_mode: str | None = None,
+        task_cache: int = TASK_CACHE,
         **task_options: Any,
     ) -> None:
         if max_turns is not None:
@@ -142,6 +143,9 @@ class Env(gymnasium.Env):
         if reset_timeout_s is not None:
             self.reset_timeout_s = reset_timeout_s
         self.render_mode = render_mode
+        if task_cache < 0:
+            raise ValueError("task_cache must be >= 0")
+        self.task_cache = task_cache
         self.observation_space = MessagesSpace()
         self.action_space = TextSpace()
         self.task: Task | None = None
@@ -190,7 +194,7 @@ class Env(gymnasium.Env):
         cached task itself is never handed out: each reset gets a `fresh_copy`, so a caller that edits its task
         or `info["task_metadata"]` changes its own episode only. The opening is kept only when the env does not
         override `start` (an override may start game state) and its dicts hold only strings (copied by `dict`).
-        At most `TASK_CACHE` indices are kept per env.
+        At most `task_cache` indices (constructor keyword, default `TASK_CACHE`) are kept per env.
         """
         cache = self._tasks
         if cache is None or self._tasks_of is not self.source:
@@ -198,7 +202,7 @@ class Env(gymnasium.Env):
             self._tasks_of = self.source
         entry = cache.get(index)
         if entry is None:
-            if len(cache) >= TASK_CACHE:
+            if len(cache) >= self.task_cache:
                 cache.clear()
             task = self.get_task(index)
             messages = dicts = None
@@ -207,7 +211,9 @@ class Env(gymnasium.Env):
                 dicts = [m.as_dict() for m in messages]
                 if not all(type(v) is str for d in dicts for v in d.values()):
                     dicts = None
-            entry = cache[index] = (task, _flat(task), messages, dicts)
+            entry = (task, _flat(task), messages, dicts)
+            if self.task_cache:
+                cache[index] = entry
         task, flat, messages, dicts = entry
         return fresh_copy(task, flat), messages, dicts
 

@@ -104,3 +104,16 @@ def test_a_new_source_empties_the_cache():
     env.source = ListSource([Task(id="other-0", prompt="Say 7.", ground_truth=["7"], metadata={"index": 0})])
     _, info = env.reset(options={"task_index": 0})
     assert info["task_id"] == "other-0" and env.num_tasks == 1
+
+
+def test_the_cache_keeps_at_most_task_cache_indices():
+    env = NestedEnv(task_cache=2)
+    for index in (0, 1, 0, 1, 2, 0):
+        env.reset(options={"task_index": index})
+    assert env.builds == 4 and len(env._tasks) <= 2  # 0, 1 built; 2 fills the cache up, so 0 is built again
+    uncached = NestedEnv(task_cache=0)
+    for _ in range(3):
+        uncached.reset(options={"task_index": 1})
+    assert uncached.builds == 3
+    with pytest.raises(ValueError):
+        NestedEnv(task_cache=-1)
