@@ -6,17 +6,22 @@
   region-algebra program (buffer + within, shapely) on the same scenes;
 - ColorSeg (numpy threshold + run-length components) per class per scene.
 Prints a table and one JSON line.
+
+`--baselines N` instead measures the blind baselines of every GeoX mode (`envs/geo/baselines.py`) on N eval tasks
+(majority and constant fitted on N train tasks) and prints the markdown tables of docs/results/geo.md: pass rates
+with 95% Wilson intervals, and the question mix.
 """
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import time
 
 from PIL import Image
 
-from rlvr_gym.envs.geo import dsl
+from rlvr_gym.envs.geo import baselines, dsl
 from rlvr_gym.envs.geo.perception import ColorSegmenter
 from rlvr_gym.envs.geo.sources import SOURCES
 
@@ -82,5 +87,42 @@ def main() -> None:
     print(json.dumps(result))
 
 
+BASELINE_MODES = {  # row name -> GeoTasks kwargs (the env that shows them)
+    "deduction (GeoX-v0)": {},
+    "abduction (GeoX-Abduction-v0)": {"mode": "abduction"},
+    "induction (GeoX-Induction-v0)": {"mode": "induction"},
+    "tools (GeoX-Tools-v0, ColorSeg)": {"robust_to": "colorseg", "render": "none", "tools": True},
+    "deduction on OSM (GeoX-OSM-v0)": {"source": "osm"},
+}
+
+
+def baseline_tables(n: int, only: list[str] | None = None) -> None:
+    """Markdown rows: oracle, constant, majority, kind prior, random per mode; then the question mix per mode."""
+    print("| mode | n | oracle | constant | majority | kind prior | random | constant / majority answer |")
+    print("|---|---|---|---|---|---|---|---|")
+    mixes = {}
+    for name, kwargs in BASELINE_MODES.items():
+        if only and not any(word in name for word in only):
+            continue
+        start = time.perf_counter()
+        r = baselines.measure(n, **kwargs)
+        cells = " | ".join(str(r[k]) for k in ("oracle", "constant", "majority", "kind_prior", "random"))
+        answers = f"`{r['constant_answer'][:40]}` / `{r['majority_answer'][:40]}`"
+        print(f"| {name} | {n} | {cells} | {answers} |  <!-- {time.perf_counter() - start:.0f} s -->", flush=True)
+        mixes[name] = r["mix"]
+    for name, mix in mixes.items():
+        print(
+            f"\n{name}: "
+            + "; ".join(f"{k}: " + ", ".join(f"{op} {c}" for op, c in v.most_common()) for k, v in mix.items())
+        )
+
+
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baselines", type=int, default=0, help="eval tasks per mode (0: the timing benchmark)")
+    parser.add_argument("--only", nargs="*", help="modes whose row name contains one of these words")
+    args = parser.parse_args()
+    if args.baselines:
+        baseline_tables(args.baselines, args.only)
+    else:
+        main()

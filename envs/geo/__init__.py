@@ -2,7 +2,11 @@
 
 # env id suffix -> (module:class under envs/geo, description, task options)
 ENVS: dict[str, tuple[str, str, dict[str, str]]] = {
-    "": ("env:GeoEnv", "Evaluate a spatial DSL program on a procedural aerial scene (image + text)", {}),
+    "": (
+        "env:GeoEnv",
+        "Evaluate a spatial DSL program on a procedural aerial scene (image + question; render=text: object list)",
+        {},
+    ),
     "-Abduction": (
         "env:GeoEnv",
         "GeoX abduction: fill a literal hole so a program gives a target",
@@ -28,7 +32,11 @@ ENVS: dict[str, tuple[str, str, dict[str, str]]] = {
         "GeoX proposer role: write a valid, non-trivial program (validity reward)",
         {},
     ),
-    "-Tools": ("env:GeoToolsEnv", "GeoX deduction with a segment(class) perception tool (ColorSeg), multi-turn", {}),
+    "-Tools": (
+        "env:GeoToolsEnv",
+        "GeoX deduction, multi-turn: no scene in the prompt, a segment(class) perception tool (ColorSeg)",
+        {},
+    ),
 }
 
 

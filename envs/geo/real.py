@@ -11,6 +11,7 @@ import io
 import json
 import random
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 from rlvr_gym.family import stable_seed
@@ -50,7 +51,10 @@ class OsmScenes(SceneSource):
             else:
                 geometry = Point(points[0])
             shapes.append((feature, geometry))
-        return {"extent": raw["extent_m"], "attribution": raw["attribution"], "shapes": shapes}
+        from shapely.strtree import STRtree
+
+        index = STRtree([geometry for _, geometry in shapes])  # a tile reads only the shapes its box meets
+        return {"extent": raw["extent_m"], "attribution": raw["attribution"], "shapes": shapes, "index": index}
 
     def build(self, seed: int) -> Scene:
         rng = random.Random(stable_seed("geo-osm", seed))
@@ -74,7 +78,8 @@ class OsmScenes(SceneSource):
 
         tile = box(ox, oy, ox + size, oy + size)
         objects: list[GeoObject] = []
-        for feature, geometry in self.layers["shapes"]:
+        shapes = self.layers["shapes"]
+        for feature, geometry in (shapes[i] for i in sorted(self.layers["index"].query(tile))):
             if not geometry.intersects(tile):
                 continue
             label = (("label", feature["label"]),)
@@ -150,10 +155,6 @@ class NeonScenes(SceneSource):
                 GeoObject(len(objects), "tree", "rect", x0m, y0m, x1m, y1m, attrs=(("label", label.lower()),))
             )
         attribution = f"{data.NEON_ATTRIBUTION}; image {stem}"
-        crop = io.BytesIO()  # the crop is the rendered tile: saved once, with the attribution in its metadata
-        self._photo(stem).crop((left, top, right, bottom)).save(
-            crop, format="PNG", compress_level=1, pnginfo=png_info(attribution)
-        )
         return Scene(
             "neon",
             seed,
@@ -161,5 +162,22 @@ class NeonScenes(SceneSource):
             attribution=attribution,
             size=NEON_CROP_PX / NEON_PX_PER_M,
             px_per_m=NEON_PX_PER_M,
-            photo=crop.getvalue(),
+            photo=_Crop(self, stem, (left, top, right, bottom), attribution),
         )
+
+
+@dataclass(frozen=True)
+class _Crop:
+    """A NEON crop's PNG, encoded when first asked for (then cached with the scene's render)."""
+
+    source: NeonScenes
+    stem: str
+    box: tuple[int, int, int, int]
+    attribution: str
+
+    def __call__(self) -> bytes:
+        crop = io.BytesIO()
+        self.source._photo(self.stem).crop(self.box).save(
+            crop, format="PNG", compress_level=1, pnginfo=png_info(self.attribution)
+        )
+        return crop.getvalue()

@@ -11,6 +11,7 @@ import io
 import math
 import random
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
@@ -99,7 +100,8 @@ class GeoObject:
 
 @dataclass(frozen=True)
 class Scene:
-    """Objects plus how to show them: drawn from the objects, or a real photo crop (`photo`, PNG bytes)."""
+    """Objects plus how to show them: drawn from the objects, or a real photo crop (`photo`: a callable returning the
+    PNG bytes, encoded only when the image is shown: task generation builds many scenes it never shows)."""
 
     source: str
     seed: int
@@ -107,7 +109,7 @@ class Scene:
     attribution: str = ""
     size: float = SIZE  # tile extent in metres (square)
     px_per_m: float = 1.0
-    photo: bytes | None = None
+    photo: Callable[[], bytes] | None = None
 
     def of_class(self, cls: str) -> list[GeoObject]:
         return [o for o in self.objects if o.cls == cls]
@@ -149,7 +151,7 @@ def _render(scene: Scene) -> bytes:
     from PIL import Image
 
     if scene.photo is not None:
-        return scene.photo  # photo sources save their crop with the attribution already
+        return scene.photo()  # photo sources encode their crop with the attribution already
     side = round(scene.size * scene.px_per_m)
     canvas = np.empty((side, side, 3), dtype=np.uint8)
     canvas[:] = BACKGROUND
@@ -224,6 +226,7 @@ class SceneSource(ABC):
 
     name: str = "abstract"
     classes: tuple[str, ...] = CLASSES  # the classes its scenes can contain (task generators draw from these)
+    coloured = False  # whether objects carry a `color` attribute (colour questions are asked only then)
 
     def scene(self, seed: int) -> Scene:
         return _cached_scene(self, seed)
@@ -290,6 +293,7 @@ class ProceduralScenes(SceneSource):
     """
 
     name = "procedural"
+    coloured = True
 
     def build(self, seed: int) -> Scene:
         rng = random.Random(stable_seed("geo-scene", seed))

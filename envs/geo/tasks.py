@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 import random
+import statistics
+from functools import lru_cache
 from typing import Any
 
 from rlvr_gym import Message, Task
@@ -180,18 +183,39 @@ RENDERS = ("image", "text", "none")
 NUMERIC = ("total_area", "area", "region", "distance")
 
 
-AREA_BINS = ((40.0, 120.0), (120.0, 350.0), (350.0, 1000.0), (1000.0, 3000.0), (3000.0, 1e9))
-LENGTH_BINS = ((10.0, 40.0), (40.0, 100.0), (100.0, 200.0), (200.0, 400.0), (400.0, 1e9))
+BINS = 5  # numeric answers are asked for in this many bins of equal mass
+BIN_DRAWS, BIN_SCENES = 400, 40
 
 
-def _slot_target(kind: str, j: int, block: int) -> str | tuple[float, float]:
-    """The answer a deduction slot asks for in cycle `block`: a string as `format_answer` writes it, or a bin."""
-    if kind in ("total_area", "area", "region"):
-        return AREA_BINS[(j + block) % len(AREA_BINS)]
-    if kind == "length":  # road length inside a quadrant stays under ~250 m
-        return LENGTH_BINS[(j + block) % (len(LENGTH_BINS) - 1)]
-    if kind == "distance":
-        return LENGTH_BINS[(j + block) % len(LENGTH_BINS)]
+@lru_cache(maxsize=64)
+def answer_bins(source: str, kind: str) -> tuple[tuple[float, float], ...]:
+    """`BINS` bins of equal mass for a numeric question kind on a scene source: the quantiles of its answers over
+    seeded grammar draws on a pool of scenes. Bins follow the source's scale (a 32 m NEON crop has no 200 m
+    distance), so every bin is reachable and a constant number sits in at most one bin's share."""
+    scenes = get_source(source)
+    rng = random.Random(stable_seed("geo-bins", source, kind))
+    pool = [scenes.scene(stable_seed("geo-bins", source, k) % 2**31) for k in range(BIN_SCENES)]
+    values = []
+    for _ in range(BIN_DRAWS):
+        program = random_program(rng, scenes.classes, kind)
+        try:
+            value, answer_kind = dsl.evaluate(program, rng.choice(pool))
+        except dsl.ProgramError:
+            continue
+        if value > 2 * dsl.tolerance(unit_of(program, answer_kind), value):  # what `valid_task` keeps
+            values.append(float(value))
+    if len(values) < 2 * BINS:
+        return ()
+    edges = [min(values), *statistics.quantiles(values, n=BINS), math.inf]
+    return tuple(zip(edges, edges[1:], strict=False))
+
+
+def _slot_target(source: str, kind: str, j: int, block: int) -> str | tuple[float, float] | None:
+    """The answer a deduction slot asks for in cycle `block`: a string as `format_answer` writes it, a bin, or
+    None when the source gives no such answers."""
+    if kind in ("total_area", "area", "region", "length", "distance"):
+        bins = answer_bins(source, kind)
+        return bins[(j + block) % len(bins)] if bins else None
     if kind == "count":
         return str((j + 5 * block) % COUNT_TARGETS + 1)
     if kind == "direction":
@@ -322,8 +346,8 @@ class GeoTasks(TaskSource):
         return {"scene_seed": scene_seed, "program": program, "value": found[0], "unit": unit_of(program, found[1])}
 
     def _make_deduction(self, index: int, rng: random.Random) -> dict[str, Any]:
-        """The slot's question; when the source cannot give it (no roads for `length`, no colours through a
-        perception tool for `attr`, a bin out of reach), a numeric slot instead: a categorical answer never fills a
+        """The slot's question; when the source cannot give it (no roads for `length`, no colours in the source or
+        through a perception tool for `attr`, a target out of reach), a numeric slot instead: a categorical answer never fills a
         second slot, so the cap on constant answers holds."""
         block, n = index // len(DEDUCTION_SLOTS), len(DEDUCTION_SLOTS)
         order = [DEDUCTION_SLOTS[index % n]]
@@ -331,9 +355,11 @@ class GeoTasks(TaskSource):
             DEDUCTION_SLOTS[(index + k) % n] for k in range(1, n) if DEDUCTION_SLOTS[(index + k) % n][0] in NUMERIC
         ]
         for kind, j in order:
-            if (kind == "length" and "road" not in self.scenes.classes) or (kind == "attr" and self.robust_to):
+            if kind == "attr" and (self.robust_to or not self.scenes.coloured):
                 continue
-            target, drawn = _slot_target(kind, j, block), _slot_kind(kind, block)
+            target, drawn = _slot_target(self.scenes.name, kind, j, block), _slot_kind(kind, block)
+            if target is None:
+                continue
             item = self._attempt(rng, lambda r, kind=drawn, target=target: self._draw_valid(r, kind, target))
             if item is not None:
                 return item
