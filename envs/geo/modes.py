@@ -14,9 +14,14 @@ from . import dsl
 HOLE = "?"
 # ASCII digits only: `str.isdigit` also accepts "²" and "①", which int() refuses.
 _NUM_LITERAL = re.compile(r"[0-9]{1,4}")
-# Number holes take any integer 0..9999; these are the ones tasks are built on (and wrong answers drawn from). Fifteen
-# of them, so that abduction's cycle over every candidate of every kind is 34 long: a constant hole answer fits 1 in 34.
-CANDIDATES = {**dsl.LITERALS, "num": (5, 10, 15, 20, 25, 30, 40, 50, 60, 80, 100, 150, 200, 300, 400)}
+# Number holes take any integer 0..9999; these are the ones tasks are built on (and wrong answers drawn from).
+# Twenty-five of them, so that abduction's cycle over every candidate of every kind is 44 long: a constant hole
+# answer fits 1 task in 44.
+CANDIDATES = {
+    **dsl.LITERALS,
+    "num": (5, 10, 15, 20, 25, 30, 35, 40, 50, 60, 70, 80, 90, 100, 120, 150, 200, 250, 300, 400, 500, 600, 800,
+            1000, 1500),
+}  # fmt: skip
 
 
 def literal_slots(program: Any, path: tuple[int, ...] = ()) -> list[tuple[tuple[int, ...], str]]:
