@@ -24,7 +24,7 @@ from gymnasium.utils import seeding
 from pydantic import BaseModel, ConfigDict, Field
 
 from .spaces import MessagesSpace, TextSpace
-from .types import Message, Task, Verdict, trusted
+from .types import Message, Task, Verdict, assign, trusted
 
 if TYPE_CHECKING:
     from .family import TaskSource
@@ -341,11 +341,7 @@ class Env(gymnasium.Env):
         self.turn += 1
         self.actions.append(action)
         result = self.respond(action)
-        # Two plain field writes: pydantic's `__setattr__` (no validation here) costs ~0.4 us each on the hot path.
-        fields = result.__dict__
-        fields["turn"] = self.turn
-        fields["truncated"] = not result.terminated and self.turn >= self.max_turns
-        result.__pydantic_fields_set__.update(("turn", "truncated"))
+        assign(result, turn=self.turn, truncated=not result.terminated and self.turn >= self.max_turns)
         if result.terminated or result.truncated:
             self.done = True
             if result.verdict is None:

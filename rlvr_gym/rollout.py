@@ -45,6 +45,7 @@ from .types import (
     PolicyError,
     Task,
     Turn,
+    assign,
     trusted,
 )
 from .workers import EnvWorkers
@@ -464,9 +465,12 @@ class Runner:
         try:
             step_timeout = self._limit(self.timeouts.step_s, handle.limits.step_s)
             task = reset.task
-            episode.task_id = reset.info.get("task_id", task.id)
-            episode.task_index = reset.info.get("task_index", spec.task_index)
-            episode.task_metadata = dict(reset.info.get("task_metadata") or {})
+            assign(
+                episode,
+                task_id=reset.info.get("task_id", task.id),
+                task_index=reset.info.get("task_index", spec.task_index),
+                task_metadata=dict(reset.info.get("task_metadata") or {}),
+            )
             reference = task.reference_actions if self.agent.reads_reference else None
             ctx = self.agent.start(task.view(), seed=spec.seed, sample_index=spec.sample_index, reference=reference)
             observation = [Message.model_validate(m) for m in reset.observation]
@@ -484,9 +488,13 @@ class Runner:
                 self._record_turn(episode, ctx.turn, observation, step, result, gen_s, time.perf_counter() - t_env)
                 observation = list(result.observation)
                 if result.terminated or result.truncated:
-                    episode.terminated, episode.truncated = bool(result.terminated), bool(result.truncated)
-                    episode.verdict = result.verdict
-                    episode.final_observation = observation
+                    assign(
+                        episode,
+                        terminated=bool(result.terminated),
+                        truncated=bool(result.truncated),
+                        verdict=result.verdict,
+                        final_observation=observation,
+                    )
                     healthy = True
                     return
         except PolicyError as exc:
@@ -545,7 +553,7 @@ class Runner:
         # validation (~5 us an episode); a model agent's turn (token lists to copy) or an odd action is validated.
         plain = generation is None and type(step.text) is str and type(result.valid_action) is bool
         episode.turns.append(trusted(Turn, values) if plain else Turn(**values))
-        episode.total_reward += float(result.reward)
+        assign(episode, total_reward=episode.total_reward + float(result.reward))
 
     def new_episode(self, spec: EpisodeSpec) -> Episode:
         given = {
@@ -709,6 +717,8 @@ class _Deadlines:
 
 def jsonable(value: Any) -> Any:
     """Info dicts may hold models or numpy values; keep what JSON can carry."""
+    if not value and type(value) is dict:
+        return value
     try:
         json.dumps(value)
         return value

@@ -35,6 +35,13 @@ def trusted(cls: type[Model], values: dict[str, Any], fields_set: set[str] | Non
     return obj
 
 
+def assign(record: BaseModel, **values: Any) -> None:
+    """Set fields of a record our own code owns to values of the fields' types, marking them set, without
+    pydantic's `__setattr__` (no validation there either, but ~0.4 us a field on the hot path)."""
+    record.__dict__.update(values)
+    record.__pydantic_fields_set__.update(values)
+
+
 class ContentPart(BaseModel):
     """One part of a multimodal message: text, or an image given as a data URL / path."""
 
