@@ -47,12 +47,14 @@ FAMILIES = {  # family -> (env id, episodes per round): one multi-turn or sandbo
 # ---- shared by the benchmarks of #37 (peers.py imports these) -------------------------------------------------------
 @dataclass(frozen=True)
 class Stat:
-    """Microseconds per episode over the rounds of one contender."""
+    """Microseconds per episode over the rounds of one contender: wall time, and this process's CPU time (all its
+    threads), which other processes on a loaded machine inflate less."""
 
     median_us: float
     min_us: float
     max_us: float
     episodes: int
+    cpu_median_us: float
 
     @property
     def rate(self) -> float:
@@ -64,15 +66,18 @@ def interleaved(contenders: dict[str, Callable[[], int | tuple[float, int]]], ro
     (its wall time is measured here) or (seconds, count) when it times only part of its work itself."""
     names = list(contenders)
     samples: dict[str, list[float]] = {name: [] for name in names}
+    cpu: dict[str, list[float]] = {name: [] for name in names}
     counts: dict[str, int] = {}
     for r in range(rounds):
         for name in names[r % len(names) :] + names[: r % len(names)]:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             result = contenders[name]()
+            cpu_s = time.process_time() - c0
             seconds, counts[name] = result if isinstance(result, tuple) else (time.perf_counter() - t0, result)
             samples[name].append(seconds / counts[name] * 1e6)
+            cpu[name].append(cpu_s / counts[name] * 1e6)
     return {
-        name: Stat(statistics.median(values), min(values), max(values), counts[name])
+        name: Stat(statistics.median(values), min(values), max(values), counts[name], statistics.median(cpu[name]))
         for name, values in samples.items()
     }
 
@@ -99,11 +104,13 @@ def host() -> dict[str, Any]:
 
 def print_table(title: str, stats: dict[str, Stat], base: str) -> None:
     print(f"\n{title} (median over rounds, min-max; ratio = median / median of {base!r})")
-    print(f"{'contender':44s} {'us/episode':>11s} {'spread':>17s} {'episodes/s':>11s} {'ratio':>8s}")
+    print(f"{'contender':40s} {'us/episode':>10s} {'spread':>17s} {'episodes/s':>10s} {'ratio':>6s} {'CPU us':>8s}")
     for name, stat in stats.items():
         spread = f"{stat.min_us:.1f}-{stat.max_us:.1f}"
         ratio = stat.median_us / stats[base].median_us
-        print(f"{name:44s} {stat.median_us:11.1f} {spread:>17s} {stat.rate:11.0f} {ratio:8.2f}")
+        print(
+            f"{name:40s} {stat.median_us:10.1f} {spread:>17s} {stat.rate:10.0f} {ratio:6.2f} {stat.cpu_median_us:8.1f}"
+        )
 
 
 # ---- contenders ---------------------------------------------------------------------------------------------------
@@ -225,7 +232,11 @@ def main() -> None:
     print_table(f"rollout runner vs the plain loop, {n} episodes per round", runs, "plain loop")
     overhead_c1 = runs["runner c=1"].median_us - runs["plain loop"].median_us
     c512_vs_c64 = runs["runner c=512"].rate / runs["runner c=64"].rate
-    print(f"runner overhead at c=1: {overhead_c1:.1f} us/episode; c=512 / c=64 throughput: {c512_vs_c64:.2f}")
+    overhead_cpu = runs["runner c=1"].cpu_median_us - runs["plain loop"].cpu_median_us
+    print(
+        f"runner overhead at c=1: {overhead_c1:.1f} us/episode wall, {overhead_cpu:.1f} us CPU; "
+        f"c=512 / c=64 throughput: {c512_vs_c64:.2f}"
+    )
 
     families: dict[str, Stat] = {}
     if not args.skip_families:
@@ -251,6 +262,7 @@ def main() -> None:
                 / single["math verify (fast path)"].median_us,
                 "runner_us": {k: asdict(v) for k, v in runs.items()},
                 "runner_overhead_us_c1": overhead_c1,
+                "runner_overhead_cpu_us_c1": overhead_cpu,
                 "runner_c1_vs_plain": runs["runner c=1"].median_us / runs["plain loop"].median_us,
                 "runner_c512_vs_c64_throughput": c512_vs_c64,
                 "family_us": {k: asdict(v) for k, v in families.items()},
