@@ -12,7 +12,8 @@ on a shared machine only such ratios mean anything. Prints a table, then one JSO
 - `math verify`: the verifier alone on the same (task, reply) pairs, fast path on and off;
 - `<family> plain loop`: reset + every reference action until the episode ends (code runs in the sandbox);
 - `runner c=N`: `collect` with the scripted oracle over the same math tasks, N episodes in flight, no output file,
-  env calls inline as the math env declares; `..., threads`: the same with every env call in a worker thread.
+  env calls inline as the math env declares; `..., threads`: the same with every env call in a worker thread;
+  `..., process` (with `--isolation process`): in child processes (killable on a timeout).
 """
 
 from __future__ import annotations
@@ -198,6 +199,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--tasks", type=int, default=500, help="distinct pre-built tasks the episodes cycle over")
     parser.add_argument("--skip-families", action="store_true")
+    parser.add_argument(
+        "--isolation", choices=["process"], help="also run the runner with env calls in child processes"
+    )
     args = parser.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
@@ -217,8 +221,12 @@ def main() -> None:
 
     n = args.runner_episodes
     per_episode_loop = oracle_loop(env, indices, n)
+    extra = {}
+    if args.isolation == "process":
+        extra = {f"runner c={c}, process": runner(MATH_ENV, indices, n, c, "process") for c in (1, 64)}
     runs = interleaved(
         {
+            **extra,
             "plain loop": per_episode_loop,
             "runner c=1": runner(MATH_ENV, indices, n, 1),
             "runner c=64": runner(MATH_ENV, indices, n, 64),
