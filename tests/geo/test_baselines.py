@@ -2,8 +2,9 @@
 
 The default suite checks the construction the bound rests on (each categorical answer fills at most one slot in
 56 deduction tasks, each hole literal one in 44 abduction tasks) and that the mix covers the DSL; the heavy test
-measures the constant and majority baselines over 280 eval tasks per mode and holds their 95% Wilson upper bound
-at or under 0.05.
+measures the constant and majority baselines over 352 eval tasks per mode (8 abduction cycles; at 280 tasks the
+cycle's 7 hits of one literal already put the bound at 0.051) and holds their 95% Wilson upper bound at or under
+0.05.
 """
 
 from __future__ import annotations
@@ -66,10 +67,10 @@ MODES = {
 }
 
 
-@pytest.mark.heavy  # 560 tasks per mode: minutes on one core
+@pytest.mark.heavy  # 704 tasks per mode: minutes on one core (induction and tools about 10)
 @pytest.mark.parametrize("mode", sorted(MODES))
 def test_constant_and_majority_baselines_stay_under_5_percent(mode):
-    result = baselines.measure(280, **MODES[mode])
+    result = baselines.measure(352, **MODES[mode])
     assert result["oracle"].rate == 1.0
     for name in ("constant", "majority"):
         assert result[name].interval[1] <= 0.05, (name, str(result[name]), result[f"{name}_answer"])
