@@ -34,6 +34,11 @@ class LossConfig:
     dual_clip: float | None = None  # lower bound on the loss of A<0 tokens with huge ratios (dual-clip PPO), e.g. 3.0
     nfpo_n: int | None = None  # NFPO: each ratio times the next N-1 tokens' ratios (N = 1: PPO's gradient)
     nfpo_c_max: float = 2.0  # NFPO: clip of that forward-trace factor
+    sage_guide: Literal["branch"] | None = None  # SAGE: KL anchor q * pi_ref with q from the token's entropy
+    sage_alpha: float = 0.3
+    sage_entropy_floor: float = 1.2
+    sage_q_min: float = 0.6
+    sage_q_max: float = 1.4
 
 
 def aggregate(
@@ -91,6 +96,14 @@ def forward_trace(log_ratio: torch.Tensor, mask: torch.Tensor, n: int, c_max: fl
     return torch.where(gen, c, torch.zeros_like(c))
 
 
+def sage_branch_guide(
+    entropy: torch.Tensor, alpha: float = 0.3, floor: float = 1.2, q_min: float = 0.6, q_max: float = 1.4
+) -> torch.Tensor:
+    """SAGE's branch guide q_t = clamp(1 + alpha * ReLU(H_t - floor), q_min, q_max), H detached: at forks (high
+    entropy) the reverse-KL anchor q * pi_ref gives the sampled token more room."""
+    return (1.0 + alpha * torch.relu(entropy.detach() - floor)).clamp(q_min, q_max)
+
+
 def policy_loss(
     logprobs: torch.Tensor,
     old_logprobs: torch.Tensor,
@@ -134,6 +147,11 @@ def policy_loss(
             "approx_kl_old": (0.5 * log_ratio.pow(2) * mask).sum(),
             "pg_loss": (per_token * mask).sum(),
         }
+    if cfg.sage_guide is not None:
+        if ref_logprobs is None or entropy is None:
+            raise ValueError("sage needs reference log-probs (a LoRA model with kl_coef > 0 or log_kl) and entropies")
+        guide = sage_branch_guide(entropy, cfg.sage_alpha, cfg.sage_entropy_floor, cfg.sage_q_min, cfg.sage_q_max)
+        ref_logprobs = ref_logprobs + torch.log(guide)
     if ref_logprobs is not None:
         kl = kl_penalty(logprobs, ref_logprobs, cfg.kl_estimator)
         if cfg.kl_coef:
