@@ -3,6 +3,8 @@ call that overruns its limit fails its episode as a timeout and moves the rest o
 
 from __future__ import annotations
 
+import asyncio
+
 from rlvr_gym.agents.scripted import OracleAgent
 from rlvr_gym.rollout import Runner, collect, plan_episodes
 from rlvr_gym.types import ErrorKind
@@ -38,3 +40,28 @@ async def test_an_overrun_fails_its_episode_and_moves_the_run_to_threads(echo_en
     assert kinds == [None, ErrorKind.STEP_TIMEOUT, None, None]
     assert runner.isolation == "thread"
     assert all(e.passed for i, e in enumerate(episodes) if i != 1)
+
+
+class SlowOracle(OracleAgent):
+    """The oracle after a policy-like wait: each episode keeps its env while it waits."""
+
+    async def act(self, ctx, observation):
+        await asyncio.sleep(0.05)
+        return await super().act(ctx, observation)
+
+
+async def _pool_size(env_id: str, agent, concurrency: int, episodes: int) -> int:
+    runner = Runner(env_id, agent, concurrency=concurrency, isolation="inline")
+    try:
+        done = await runner.run(plan_episodes(env_id, episodes, 1, 0))
+        assert all(e.passed for e in done)
+        return len(runner.pool.live)
+    finally:
+        runner.close()
+
+
+async def test_the_pool_builds_what_the_episodes_hold(echo_env_id):
+    # Fast episodes keep an env for microseconds: a few envs serve 64 waiters (Little's law caps the builds) ...
+    assert await _pool_size(echo_env_id, OracleAgent(), 64, 1500) <= 8
+    # ... while episodes that wait on their agent still get one env each.
+    assert await _pool_size(echo_env_id, SlowOracle(), 16, 48) == 16
