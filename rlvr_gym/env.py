@@ -13,6 +13,7 @@ documented exceptions in `check_exceptions`.
 
 from __future__ import annotations
 
+import copy
 import random
 from abc import abstractmethod
 from collections.abc import Sequence
@@ -52,13 +53,34 @@ def _flat(task: Task) -> bool:
     )
 
 
+def _copied(value: Any, depth: int = 0) -> Any:
+    """`copy.deepcopy` for task data (JSON-like containers, tuples, pydantic models of them) without its memo
+    bookkeeping, several times faster on a chat prompt or a game state; anything else, or nesting past 32 levels,
+    goes to `copy.deepcopy` itself."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if depth < 32:
+        depth += 1
+        if kind is dict:
+            return {key: _copied(item, depth) for key, item in value.items()}
+        if kind is list:
+            return [_copied(item, depth) for item in value]
+        if kind is tuple:
+            return tuple(_copied(item, depth) for item in value)
+        if isinstance(value, BaseModel) and value.__pydantic_extra__ is None and value.__pydantic_private__ is None:
+            fields = {key: _copied(item, depth) for key, item in value.__dict__.items()}
+            return trusted(kind, fields, value.__pydantic_fields_set__)
+    return copy.deepcopy(value)
+
+
 def fresh_copy(task: Task, flat: bool) -> Task:
     """A copy of a cached task that shares nothing mutable with it, so no holder of one episode's task (the agent,
     the caller reading `info["task_metadata"]`) can change the task a later reset hands out. A `flat` task (see
     `_flat`: the common case) needs new `metadata` and `reference_actions` containers only (~1 us); any other
-    task is deep-copied."""
+    task is deep-copied (`_copied`)."""
     if not flat:
-        return task.model_copy(deep=True)
+        return _copied(task)
     values = dict(task.__dict__)
     values["metadata"] = dict(values["metadata"])
     if values["reference_actions"] is not None:

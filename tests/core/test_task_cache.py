@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import pytest
 from gymnasium.utils.passive_env_checker import data_shares_objects
+from pydantic import BaseModel
 
 import rlvr_gym
 from rlvr_gym import AnswerEnv, Task, Verdict
+from rlvr_gym.env import _flat, fresh_copy
 from rlvr_gym.family import ListSource
 
 
@@ -117,3 +119,29 @@ def test_the_cache_keeps_at_most_task_cache_indices():
     assert uncached.builds == 3
     with pytest.raises(ValueError):
         NestedEnv(task_cache=-1)
+
+
+def _mutable_ids(value, found: set[int]) -> set[int]:
+    """Ids of every container or model reachable from `value`."""
+    if isinstance(value, BaseModel):
+        found.add(id(value))
+        for item in value.__dict__.values():
+            _mutable_ids(item, found)
+    elif isinstance(value, dict | list | set):
+        found.add(id(value))
+        for item in value.values() if isinstance(value, dict) else value:
+            _mutable_ids(item, found)
+    elif isinstance(value, tuple):
+        for item in value:
+            _mutable_ids(item, found)
+    return found
+
+
+@pytest.mark.parametrize("env_id", ["rlvr/MathStarter-v0", "rlvr/Sokoban-v0", "rlvr/ToolDepth-v0", "rlvr/CodeGen-v0"])
+def test_fresh_copies_equal_the_task_and_share_nothing_mutable(env_id):
+    task = rlvr_gym.make(env_id).unwrapped.get_task(3)
+    for flat in {_flat(task), False}:
+        copy = fresh_copy(task, flat)
+        assert copy.model_dump() == task.model_dump() and copy.model_fields_set == task.model_fields_set
+        assert [type(m) for m in copy.prompt_messages()] == [type(m) for m in task.prompt_messages()]
+        assert not _mutable_ids(copy, set()) & _mutable_ids(task, set())
