@@ -1,7 +1,8 @@
 """Blind baselines for GeoX: what a policy earns without looking at the scene, with 95% Wilson intervals.
 
 - `constant`: the one answer (or induction program) that passes the most train tasks, scored on eval tasks: the
-  best a constant policy tuned on our generator can do (candidates: every train answer, the labels, a number grid);
+  best a constant policy tuned on our generator can do (candidates: every train answer, the labels, a number grid;
+  induction: the 40 most common train programs and the bare one-class ones);
 - `majority`: the most common reference answer of the train split, scored on the eval split;
 - `kind_prior`: per question kind (deduction: the program's top operator; abduction: the hole's kind; induction:
   the answer's kind), the train split's most common answer: a policy that reads the question but not the scene;
@@ -28,6 +29,7 @@ from . import dsl, modes, verifier
 from .scene import COLOUR_NAMES
 from .tasks import GeoTasks, random_program
 
+INDUCTION_CANDIDATES = 40  # most common train programs tried as constants (each costs five runs per task)
 NUMBER_GRID = tuple(sorted({round(5 * 1.05**k, 1) for k in range(150)}))  # 5 .. ~7700, one tolerance step apart
 
 
@@ -76,9 +78,10 @@ def constant_candidates(tasks: Sequence[Task]) -> list[str]:
     categorical labels and a geometric number grid (induction: the tasks' programs and the bare one-class ones)."""
     mode = tasks[0].ground_truth["mode"]
     seen = {answer_of(t) for t in tasks}
-    if mode == "induction":
+    if mode == "induction":  # a program passes a task only if it matches all five scenes: the common ones
+        common = {p for p, _ in Counter(answer_of(t) for t in tasks).most_common(INDUCTION_CANDIDATES)}
         bare = {json.dumps([op, ["objects", c]]) for op in ("count", "total_area") for c in dsl.CLASSES}
-        return sorted(seen | bare)
+        return sorted(common | bare)
     if mode == "abduction":
         return sorted(seen | {str(c) for kind in modes.CANDIDATES.values() for c in kind})
     labels = {*dsl.DIRECTIONS, "yes", "no", *COLOUR_NAMES, *(str(n) for n in range(11))}

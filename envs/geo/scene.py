@@ -239,7 +239,7 @@ class SceneSource(ABC):
         return None
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=2048)  # a scene is tens of KB at most (photos are encoded lazily); task draws revisit their scenes
 def _cached_scene(source: SceneSource, seed: int) -> Scene:
     return source.build(seed)
 
