@@ -74,7 +74,11 @@ def run(
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="rlvr-gym populora", description="PopuLoRA population self-play on AZR.")
     parser.add_argument("config", help="YAML (see configs/populora-tiny.yaml)")
-    parser.add_argument("--baseline", action="store_true", help="AZR's single agent (one adapter, both roles) at the same per-adapter steps")
+    parser.add_argument(
+        "--baseline",
+        action="store_true",
+        help="AZR's single agent (one adapter, both roles) at the same per-adapter steps",
+    )
     parser.add_argument("--run-dir")
     parser.add_argument("--generations", type=int)
     ns = parser.parse_args(argv)
