@@ -154,8 +154,8 @@ def _depth(node: Any) -> int:
 # run of consecutive tasks covers the kinds. `_slot_target` turns a slot and its cycle into the answer it asks for,
 # rotating categorical answers so that each fills at most one slot in 56 tasks: counts rotate over 1..10 in 5 slots
 # (each count 5 times in 280 tasks), yes/no share one slot alternating compare/exists, the 4 direction slots walk
-# the 8 compass points and the 3 colour slots the 9 colours. Areas and distances are asked for in log-spaced bins, so
-# no constant number sits in a crowd of answers. A constant or majority answer thus passes about 1/56 of the tasks
+# the 8 compass points and the 3 colour slots the 9 colours. Areas, lengths and distances are asked for in five bins
+# of equal mass per source (`answer_bins`), so no constant number sits in a crowd of answers. A constant or majority answer thus passes about 1/56 of the tasks
 # (`baselines.py` measures it; tests/geo/test_baselines.py holds its Wilson bound under 5%). `class_of` is not
 # asked: the class of any object the DSL can name is written in its program (`objects(<class>)`).
 _SLOT_GROUPS: tuple[tuple[tuple[str, int], ...], ...] = (
