@@ -301,6 +301,7 @@ class SFTTrainer:
         return out
 
     def _write_samples(self, texts: list[str]) -> None:
+        self.run_dir.mkdir(parents=True, exist_ok=True)  # `evaluate()` may come before `run()`
         with (self.run_dir / "eval_samples.jsonl").open("a", encoding="utf-8") as f:
             f.write(json.dumps({"step": self.step, "replies": texts}) + "\n")
 
