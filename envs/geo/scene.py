@@ -1,7 +1,7 @@
 """Procedural aerial-like scenes with exact per-object ground truth, behind a `SceneSource` interface.
 
-Objects are axis-aligned rectangles (roads, water, buildings, vehicles) and discs (trees) so areas, centroids and
-distances are exact closed forms; the rendered image is only a view of that ground truth.
+Objects are rectangles, rotated polygons and buffered centre-lines (shapely geometry) and discs (trees), so areas,
+centroids and distances are exact; the rendered image is only a view of that ground truth.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
 
 from rlvr_gym.family import stable_seed
 
@@ -30,6 +30,25 @@ COLOURS: dict[str, dict[str, tuple[int, int, int]]] = {
 }
 COLOUR_NAMES = tuple(sorted({name for palette in COLOURS.values() for name in palette}))
 ATTRIBUTE_KEYS = ("color", "shape", "label")
+
+
+class cached_attribute:  # noqa: N801  (a decorator, spelled like the property it replaces)
+    """`functools.cached_property` without its lock. On Python 3.11 that lock is one per class attribute, shared by
+    every instance, so a thread computing one object's `centroid` (which reads `geometry`) and another computing a
+    disc's `geometry` (which reads `centroid`) wait on each other forever. Computing a value twice in a race is
+    harmless: it is a pure function of the frozen object."""
+
+    def __init__(self, func: Callable) -> None:
+        self.func, self.name, self.__doc__ = func, func.__name__, func.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: object, owner: type | None = None):
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.func(obj)
+        return value
 
 
 @dataclass(frozen=True)
@@ -52,7 +71,7 @@ class GeoObject:
     attrs: tuple[tuple[str, str], ...] = ()
     measured: tuple[float, float, float] | None = None
 
-    @cached_property
+    @cached_attribute
     def geometry(self):
         """The shapely geometry (region algebra and polygon measures); imported lazily."""
         from shapely.geometry import LineString, Point, Polygon, box
@@ -65,7 +84,7 @@ class GeoObject:
             return LineString(self.points).buffer(self.width / 2, cap_style="flat")
         return box(self.x0, self.y0, self.x1, self.y1)
 
-    @cached_property
+    @cached_attribute
     def centroid(self) -> tuple[float, float]:
         if self.measured is not None:
             return self.measured[1], self.measured[2]
@@ -74,7 +93,7 @@ class GeoObject:
             return (point.x, point.y)
         return ((self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2)
 
-    @cached_property
+    @cached_attribute
     def area(self) -> float:
         if self.measured is not None:
             return self.measured[0]
