@@ -109,6 +109,19 @@ def prompt_text(task: Task) -> str:
     return "\n".join(m.text() for m in task.prompt_messages())
 
 
+def prompt_key(task: Task) -> str:
+    """A prompt's identity for the splits check: its text plus a digest of each image part (two questions over
+    different pictures are different prompts)."""
+    images = [
+        hashlib.sha256(part.image_url.get("url", "").encode()).hexdigest()[:16]
+        for message in task.prompt_messages()
+        if isinstance(message.content, list)
+        for part in message.content
+        if part.type == "image_url" and part.image_url
+    ]
+    return "\n".join([prompt_text(task), *images])
+
+
 def passes(verdict: Verdict, env: Env) -> bool:
     return verdict.passed or verdict.reward >= env.max_reward - 1e-9
 
@@ -429,7 +442,7 @@ def split_prompts(env: Env, n: int, budget_s: float) -> list[str]:
     """Prompts of up to `n` tasks of `env`'s split, stopping early when generating them exceeds `budget_s`."""
     prompts, t0 = [], time.perf_counter()
     for index in sample_indices(env, n):
-        prompts.append(prompt_text(task_at(env, index)))
+        prompts.append(prompt_key(task_at(env, index)))
         if time.perf_counter() - t0 > budget_s:
             break
     return prompts

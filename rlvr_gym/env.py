@@ -400,7 +400,9 @@ class AnswerEnv(Env):
 
     def __init__(self, *, max_attempts: int = 1, attempt_decay: float = 0.5, **kwargs: Any) -> None:
         if "max_turns" in kwargs:  # one turn per attempt: a second spelling would only collide
-            raise TypeError(f"{type(self).__name__} sets its turns as max_attempts (one turn per answer), not max_turns")
+            raise TypeError(
+                f"{type(self).__name__} sets its turns as max_attempts (one turn per answer), not max_turns"
+            )
         if max_attempts < 1:
             raise ValueError("max_attempts must be >= 1")
         if not 0.0 <= attempt_decay <= 1.0:

@@ -17,13 +17,6 @@ from .perception import SEGMENTERS
 from .sources import get_source
 from .tasks import GeoTasks
 
-# check-env's splits check compares prompt *text* (`checks.prompt_text` leaves image parts out). A question over an
-# image is a program and a tile size, so two tasks asking the same program of different pictures read the same;
-# the fingerprint that assigns splits is (mode, scene, program), so no (scene, question) pair is in both splits.
-_SAME_TEXT_OTHER_IMAGE = (
-    "the prompt text is the question; the scene is the image (left out of the text the check compares), so tasks "
-    "asking one program of different scenes share their text; splits are assigned by (mode, scene, program)"
-)
 _SAME_TEXT_HIDDEN_SCENE = (
     "the prompt shows no scene (only the tool does), so tasks asking one program of different scenes share their "
     "text; splits are assigned by (mode, scene, program)"
@@ -43,8 +36,6 @@ class GeoEnv(AnswerEnv):
         if kwargs.get("render") == "none":
             raise ValueError("render='none' shows nothing of the scene: it is the tools env's view (GeoX-Tools)")
         super().__init__(**kwargs)
-        if self.source is not None and self.source.render == "image":
-            self.check_exceptions = {"splits": _SAME_TEXT_OTHER_IMAGE}  # type: ignore[misc]
 
     def score_answer(self, task: Task, text: str) -> Verdict:
         return verifier.verify(task, [text])
