@@ -150,11 +150,11 @@ def test_sft_raises_the_embedded_models_held_out_belief_parse_rate(data, tmp_pat
     cfg = small_cfg(
         data,
         tmp_path / "run",
-        epochs=4.0,
+        epochs=8.0,
         batch_size=4,
         max_seq_len=768,
         eval={"every": 100, "num_examples": 2, "max_new_tokens": 224},
-        optim={"lr": 2e-3, "grad_clip": 1.0, "warmup_steps": 2},
+        optim={"lr": 3e-3, "grad_clip": 1.0, "warmup_steps": 2},
     )
     cfg.model.lora = type(data["cfg"].model.lora)(r=16, alpha=32)
     after = SFTTrainer(cfg).run(resume=False)["eval/well_formed_rate"]
