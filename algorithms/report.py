@@ -20,6 +20,7 @@ PANELS: list[tuple[str, list[str]]] = [
     ("response tokens", ["response_tokens", "eval/response_tokens"]),
     ("tokens/s", ["gen_tokens_per_s", "train_tokens_per_s"]),
     ("step time (s)", ["time/step_s", "time/rollout_s", "time/update_s"]),
+    ("belief (ReBel-style runs)", ["belief/parse_rate", "belief/split_group_fraction", "belief/reward_mean"]),
 ]
 
 

@@ -280,6 +280,12 @@ def _no_op(cfg: TrainConfig) -> str | None:
         return (
             "mu_grpo's veto and clip act only off-policy; with epochs x minibatches = 1 it is grpo: raise minibatches"
         )
+    if name == "nfpo" and on_policy:
+        return "nfpo's forward trace acts only off-policy; with epochs x minibatches = 1 it is vanilla PG: raise minibatches"
+    if cfg.algorithm.name == "dgg" and cfg.epochs < 2:
+        return "dgg guards only reused batches (epoch >= 2); with epochs = 1 it never acts: raise epochs"
+    if name == "sage" and (cfg.model.lora is None or (not loss.log_kl and loss.kl_coef == 0)):
+        return "sage's anchor needs reference log-probs: a LoRA model with loss.log_kl true (or kl_coef > 0)"
     explicit = [k for k in OFF_POLICY_LOSS if k in loss.model_fields_set and getattr(loss, k) != _LOSS_DEFAULTS[k]]
     if explicit and on_policy:
         return (

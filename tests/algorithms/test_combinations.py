@@ -12,7 +12,7 @@ import pytest
 from rlvr_gym.algorithms.advantages import AdvantageInput, compute_advantages
 from rlvr_gym.algorithms.advantages.base import _plugin_names
 from rlvr_gym.algorithms.train_config import TrainConfig, load_config
-from rlvr_gym.types import Episode, Message, Turn
+from rlvr_gym.types import Episode, Message, Turn, Verdict
 
 
 def config(*overrides: str) -> TrainConfig:
@@ -35,6 +35,9 @@ def config(*overrides: str) -> TrainConfig:
         (["loss.veto_eps=0.2", "minibatches=1"], "only act off-policy"),
         (["loss.kl_estimator=k1", "loss.log_kl=false"], "kl_estimator is unused"),
         (["loss.kl_coef=0.1", "model.lora=null"], "needs a LoRA model"),  # was found only after the model loaded
+        (["estimator=nfpo", "minibatches=1"], "vanilla PG"),  # the forward trace needs ratios != 1
+        (["algorithm={name: dgg}"], "reused batches"),  # DGG's guard acts from the second epoch on
+        (["estimator=sage", "loss.log_kl=false"], "reference log-probs"),  # no anchor without them
     ],
 )
 def test_combinations_that_cannot_change_the_update_are_refused_at_load(overrides, message):
@@ -47,6 +50,9 @@ def test_the_refused_settings_load_where_they_act():
     config("estimator=mu_grpo")
     config("loss.clip_high=0.4", "loss.veto_eps=0.2")
     config("loss.kl_estimator=k1")  # logged as a metric
+    config("estimator=nfpo")
+    config("algorithm={name: dgg}", "epochs=2")
+    config("estimator=sage")
     assert config("estimator=dapo").rollout.dynamic_sampling is not None  # DAPO's sampling is on by default
 
 
@@ -59,9 +65,13 @@ def _episode(group: str, reward: float, n_tokens: int, answer: str, logprob: flo
     for turn in turns:
         turn.logprobs = [logprob] * len(turn.token_ids)
     turns[-1].reward = reward
+    # two verdict components that disagree on some episodes (POW3R weighs criteria by their contrast)
+    components = {"correct": float(reward), "brief": float(n_tokens <= 22)}
+    verdict = Verdict(reward=reward, passed=reward > 0, components=components)
     return Episode(
-        episode_id="e", env_id="x", task_id=group, group_id=group, total_reward=reward, turns=turns, passed=reward > 0
-    )
+        episode_id="e", env_id="x", task_id=group, group_id=group, total_reward=reward, turns=turns, passed=reward > 0,
+        verdict=verdict,
+    )  # fmt: skip
 
 
 BATCH = [  # groups of different sizes and spreads, repeated wrong answers, varied lengths and confidences
