@@ -59,6 +59,29 @@ def node_processes(nodes: Iterable[Any]) -> list[Proc]:
     return process_tree(roots)
 
 
+def started_with(name: str, value: str) -> list[Proc]:
+    """Processes started with the environment variable `name=value` (other than this one).
+
+    A private cluster's every process inherits `RAY_TMPDIR=<its own unique temp dir>`, so this finds what the
+    process tree cannot: a worker the raylet spawned after the tree was noted, or one already orphaned by it (the
+    likely reason a Ctrl-C'd test driver's stdout once stayed open past 120 s in a full-suite run). `/proc/<pid>/environ` is the
+    environment at exec, which a worker's retitling (`ray::IDLE`) leaves alone; unreadable entries are not ours."""
+    needle = f"\0{name}={value}\0".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                environ = b"\0" + f.read()
+        except OSError:
+            continue
+        stat = _stat(int(entry))
+        if needle in environ and stat is not None:
+            found.append((int(entry), stat[2]))
+    return found
+
+
 def alive(proc: Proc) -> bool:
     stat = _stat(proc[0])
     return stat is not None and stat[2] == proc[1] and stat[1] not in ("Z", "X")

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..types import InfraError
-from .cleanup import node_processes, reap
+from .cleanup import node_processes, reap, started_with
 
 log = logging.getLogger(__name__)
 
@@ -174,6 +174,8 @@ class RaySession:
             node = ray._private.worker._global_node if self._temp_dir is not None else None
             started = node_processes([node]) if node is not None else []
             ray.shutdown()
+            if self._temp_dir is not None:  # and what the tree missed: late or orphaned workers of this cluster
+                started = list(dict.fromkeys([*started, *started_with("RAY_TMPDIR", self._temp_dir)]))
             reap(started)
         self._restore()
 
