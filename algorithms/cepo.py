@@ -17,6 +17,7 @@ from the rollout env's task (`Episode.task_index`), the trainer's explicit oracl
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -123,14 +124,7 @@ def with_turn_edits(episodes: Sequence[Episode], adv: AdvantageOutput, edits: di
                 base = edits[i][1](base)
             turns.append(base)
         token.append(turns)
-    return AdvantageOutput(
-        episode=adv.episode,
-        turn=adv.turn,
-        token=token,
-        keep=adv.keep,
-        metrics=dict(adv.metrics),
-        loss_overrides=dict(adv.loss_overrides),
-    )
+    return replace(adv, token=token, metrics=dict(adv.metrics), loss_overrides=dict(adv.loss_overrides))
 
 
 class OracleMixin:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -139,14 +140,7 @@ def reweighted_advantages(
             base = adv.token_advantages(i, t, n) if n else np.zeros(0)
             turns.append(base * scale)
         token.append(turns)
-    return AdvantageOutput(
-        episode=adv.episode,
-        turn=adv.turn,
-        token=token,
-        keep=adv.keep,
-        metrics=dict(adv.metrics),
-        loss_overrides=dict(adv.loss_overrides),
-    )
+    return replace(adv, token=token, metrics=dict(adv.metrics), loss_overrides=dict(adv.loss_overrides))
 
 
 class DeltaTrainer(Trainer):
