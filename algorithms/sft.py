@@ -35,7 +35,7 @@ from rlvr_gym.types import Message
 from .batch import Row, collate, micro_batches
 from .checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
 from .metrics import MetricsWriter
-from .modeling import apply_lora, is_peft, load_model, token_logprobs
+from .modeling import token_logprobs
 from .train_config import ModelSettings, OptimSettings, default_context
 
 
@@ -216,19 +216,11 @@ class SFTTrainer:
     """Model, optimizer and data of one SFT run; `run()` trains to the end, resuming from the latest checkpoint."""
 
     def __init__(self, cfg: SFTConfig, *, model: Any = None, tokenizer: Any = None) -> None:
-        from .trainer import seed_everything
+        from .trainer import build_policy
 
         self.cfg = cfg
         self.run_dir = Path(cfg.run_dir)
-        if cfg.model.threads:
-            torch.set_num_threads(cfg.model.threads)
-        seed_everything(cfg.seed)
-        if model is None:
-            model, tokenizer = load_model(cfg.model.path)
-        if cfg.model.lora is not None and not is_peft(model):
-            lc = cfg.model.lora
-            model = apply_lora(model, r=lc.r, alpha=lc.alpha, dropout=lc.dropout, target_modules=lc.target_modules)
-        self.model, self.tokenizer = model, tokenizer
+        self.model, self.tokenizer = model, tokenizer = build_policy(cfg.model, cfg.seed, model, tokenizer)
         self.params = [p for p in model.parameters() if p.requires_grad]
         o = cfg.optim
         self.optimizer = torch.optim.AdamW(self.params, lr=o.lr, betas=o.betas, weight_decay=o.weight_decay)

@@ -43,7 +43,7 @@ from .lockstep import LockstepPolicy
 from .losses import LossConfig, policy_loss
 from .metrics import MetricsWriter, hack_signature, read_metrics
 from .modeling import apply_lora, is_peft, load_model, reference_policy, token_logprobs
-from .train_config import TrainConfig, load_config
+from .train_config import ModelSettings, TrainConfig, load_config
 
 AgentFactory = Callable[[Any, Any, SamplingParams, "TrainConfig"], Any]
 TRAINERS = "rlvr_gym.trainers"  # entry-point group: algorithm name -> Trainer subclass
@@ -67,6 +67,22 @@ def default_agent_factory(model: Any, tokenizer: Any, sampling: SamplingParams, 
     return agent_class(
         LockstepPolicy(policy, max_batch_size=size), system_prompt=cfg.rollout.system_prompt, sampling=sampling
     )
+
+
+def build_policy(settings: ModelSettings, seed: int, model: Any = None, tokenizer: Any = None) -> tuple[Any, Any]:
+    """What every trainer (RL, SFT) starts from: torch threads and seeds set, the base model (unless given) with its
+    LoRA adapter, and the adapter's starting weights when `settings.init_adapter` names them."""
+    if settings.threads:
+        torch.set_num_threads(settings.threads)
+    seed_everything(seed)
+    if model is None:
+        model, tokenizer = load_model(settings.path)
+    if settings.lora is not None and not is_peft(model):
+        lc = settings.lora
+        model = apply_lora(model, r=lc.r, alpha=lc.alpha, dropout=lc.dropout, target_modules=lc.target_modules)
+    if settings.init_adapter is not None:
+        load_adapter_weights(model, settings.init_adapter)
+    return model, tokenizer
 
 
 def seed_everything(seed: int) -> None:
@@ -95,17 +111,7 @@ class Trainer:
     ) -> None:
         self.cfg = cfg
         self.run_dir = Path(cfg.run_dir)
-        if cfg.model.threads:
-            torch.set_num_threads(cfg.model.threads)
-        seed_everything(cfg.seed)
-        if model is None:
-            model, tokenizer = load_model(cfg.model.path)
-        if cfg.model.lora is not None and not is_peft(model):
-            lc = cfg.model.lora
-            model = apply_lora(model, r=lc.r, alpha=lc.alpha, dropout=lc.dropout, target_modules=lc.target_modules)
-        if cfg.model.init_adapter is not None:
-            load_adapter_weights(model, cfg.model.init_adapter)
-        self.model, self.tokenizer = model, tokenizer
+        self.model, self.tokenizer = model, tokenizer = build_policy(cfg.model, cfg.seed, model, tokenizer)
         self.params = [p for p in model.parameters() if p.requires_grad]
         o = cfg.optim
         self.optimizer = torch.optim.AdamW(self.params, lr=o.lr, betas=o.betas, weight_decay=o.weight_decay)
