@@ -65,12 +65,9 @@ def latest_checkpoint(run_dir: Path) -> Path | None:
     return found[-1] if found else None
 
 
-def load_adapter_weights(model: Any, source: str | Path) -> Path:
-    """Copy trained weights into `model` (same LoRA shape) from a run dir (its latest checkpoint), a checkpoint
-    folder or a file of trainable tensors: how a later run starts from an SFT cold start (`model.init_adapter`).
-    Only the weights: the new run's optimizer, RNG and step start fresh. Returns the file read."""
-    from safetensors.torch import load_file
-
+def trained_weights_file(source: str | Path) -> Path:
+    """The file of trainable tensors that `source` names: a run dir (its latest checkpoint), a checkpoint folder
+    or the file itself."""
     path = Path(source)
     if (path / "checkpoints").is_dir():
         found = latest_checkpoint(path)
@@ -81,6 +78,16 @@ def load_adapter_weights(model: Any, source: str | Path) -> Path:
         path = path / "trainable.safetensors"
     if not path.is_file():
         raise FileNotFoundError(f"no trained weights at {path}")
+    return path
+
+
+def load_adapter_weights(model: Any, source: str | Path) -> Path:
+    """Copy trained weights into `model` (same LoRA shape) from a run dir (its latest checkpoint), a checkpoint
+    folder or a file of trainable tensors: how a later run starts from an SFT cold start (`model.init_adapter`).
+    Only the weights: the new run's optimizer, RNG and step start fresh. Returns the file read."""
+    from safetensors.torch import load_file
+
+    path = trained_weights_file(source)
     tensors = load_file(str(path))
     extra = sorted(n for n, p in model.named_parameters() if n in tensors and not p.requires_grad)
     extra += sorted(set(tensors) - dict(model.named_parameters()).keys())

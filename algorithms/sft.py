@@ -66,7 +66,7 @@ class SFTEval(_Strict):
 class SFTConfig(_Strict):
     run_dir: Path = Path("runs/sft/default")
     seed: int = 0
-    data: ExportSettings
+    data: ExportSettings | list[ExportSettings]  # a list mixes several envs' expert data (e.g. AZR's two roles)
     model: ModelSettings = Field(default_factory=ModelSettings)
     epochs: float = 3.0  # passes over the data (the reference's cold start: 3 epochs)
     batch_size: int = 8  # examples per optimizer step
@@ -77,6 +77,11 @@ class SFTConfig(_Strict):
     eval: SFTEval = Field(default_factory=SFTEval)
     checkpoint_every: int = 10
     keep_checkpoints: int = 2
+
+    @property
+    def sources(self) -> list[ExportSettings]:
+        """Every data source, in order (one for a single `data:` mapping)."""
+        return self.data if isinstance(self.data, list) else [self.data]
 
 
 def load_sft_config(source: str | Path | dict[str, Any], overrides: list[str] | None = None) -> SFTConfig:
@@ -142,12 +147,14 @@ def export_sft(
 
 
 def export_from_config(cfg: SFTConfig) -> list[dict[str, Any]]:
-    """Export the training examples and, when `eval_path` is set, the held-out ones."""
-    d = cfg.data
-    out = [export_sft(d.env, d.env_kwargs, list(range(d.task_offset, d.task_offset + d.num_tasks)), d.path, d.context)]
-    if d.eval_path is not None:
-        kwargs = {**d.env_kwargs, **d.eval_env_kwargs}
-        out.append(export_sft(d.env, kwargs, list(range(d.eval_num_tasks)), d.eval_path, d.context))
+    """Export each source's training examples and, when its `eval_path` is set, its held-out ones."""
+    out = []
+    for d in cfg.sources:
+        indices = list(range(d.task_offset, d.task_offset + d.num_tasks))
+        out.append(export_sft(d.env, d.env_kwargs, indices, d.path, d.context))
+        if d.eval_path is not None:
+            kwargs = {**d.env_kwargs, **d.eval_env_kwargs}
+            out.append(export_sft(d.env, kwargs, list(range(d.eval_num_tasks)), d.eval_path, d.context))
     return out
 
 
@@ -224,20 +231,24 @@ class SFTTrainer:
         self.params = [p for p in model.parameters() if p.requires_grad]
         o = cfg.optim
         self.optimizer = torch.optim.AdamW(self.params, lr=o.lr, betas=o.betas, weight_decay=o.weight_decay)
-        if not cfg.data.path.is_file():
-            raise FileNotFoundError(f"{cfg.data.path}: no SFT data; run `rlvr-gym export-sft` with this config first")
-        self.rows = [example_row(tokenizer, ex, cfg.max_seq_len) for ex in read_examples(cfg.data.path)]
-        self.held = read_examples(cfg.data.eval_path) if cfg.data.eval_path and cfg.data.eval_path.is_file() else []
-        self.held_rows = [example_row(tokenizer, ex, cfg.max_seq_len) for ex in self.held]
+        missing = [str(d.path) for d in cfg.sources if not d.path.is_file()]
+        if missing:
+            raise FileNotFoundError(f"{missing}: no SFT data; run `rlvr-gym export-sft` with this config first")
+        examples = [ex for d in cfg.sources for ex in read_examples(d.path)]
+        self.rows = [example_row(tokenizer, ex, cfg.max_seq_len) for ex in examples]
+        # held-out examples per source: the greedy check of a source's env judges that source's replies
+        self.held = [read_examples(d.eval_path) if d.eval_path and d.eval_path.is_file() else [] for d in cfg.sources]
+        self.held_rows = [example_row(tokenizer, ex, cfg.max_seq_len) for held in self.held for ex in held]
         self.steps_per_epoch = math.ceil(len(self.rows) / cfg.batch_size)
         self.total_steps = max(1, math.ceil(cfg.epochs * self.steps_per_epoch))
         self.step = 0
-        self._check = self._reply_check()
+        self._checks = [self._reply_check(d) for d in cfg.sources]
 
-    def _reply_check(self) -> Any:
+    @staticmethod
+    def _reply_check(source: ExportSettings) -> Any:
         from rlvr_gym.registry import make
 
-        env = make(self.cfg.data.env, **self.cfg.data.env_kwargs)
+        env = make(source.env, **source.env_kwargs)
         return getattr(env, "reply_well_formed", None)
 
     def step_rows(self, step: int) -> list[Row]:
@@ -282,12 +293,17 @@ class SFTTrainer:
         self.model.eval()
         nll, tokens = nll_sums(self.model, self.held_rows, self.cfg, 1.0, backward=False)
         out = {"eval/nll": nll / max(tokens, 1.0)}
-        if self._check is not None and self.cfg.eval.num_examples > 0:
-            held = self.held[: self.cfg.eval.num_examples]
-            rate, texts = well_formed_rate(
-                self.model, self.tokenizer, held, self._check, self.cfg.eval.max_new_tokens, self.cfg.model.threads
+        judged, formed, texts = 0, 0.0, []
+        for held, check in zip(self.held, self._checks, strict=True):
+            if check is None or self.cfg.eval.num_examples <= 0 or not held:
+                continue
+            held = held[: self.cfg.eval.num_examples]
+            rate, replies = well_formed_rate(
+                self.model, self.tokenizer, held, check, self.cfg.eval.max_new_tokens, self.cfg.model.threads
             )
-            out["eval/well_formed_rate"] = rate
+            judged, formed, texts = judged + len(held), formed + rate * len(held), texts + replies
+        if judged:
+            out["eval/well_formed_rate"] = formed / judged
             self._write_samples(texts)
         out["eval/time_s"] = time.perf_counter() - t0
         return out
@@ -370,7 +386,7 @@ def sft_command(args: list[str]) -> int:
     parser.add_argument("--export", action="store_true", help="(re)export the data first, as `export-sft` does")
     ns = parser.parse_args(args)
     cfg = load_sft_config(ns.config, ns.overrides)
-    if ns.export or not cfg.data.path.is_file():
+    if ns.export or not all(d.path.is_file() for d in cfg.sources):
         export_from_config(cfg)
     result = sft(cfg, resume=not ns.fresh)
     print(json.dumps({k: (round(v, 4) if isinstance(v, float) else v) for k, v in result.items()}))

@@ -1,4 +1,4 @@
-"""`rlvr-gym populora CONFIG [--baseline] [--run-dir DIR] [--generations N]`: run a population, resumable.
+"""`rlvr-gym populora CONFIG [--baseline] [--run-dir DIR] [--generations N] [--set K=V]`: run a population, resumable.
 
 The YAML holds `model` (an HF folder; null = the embedded SmolLM2-135M-Instruct), `run_dir`, `torch_threads` and
 the `PopulationConfig` fields under `population`. Each generation appends one JSON line to `log.jsonl` and
@@ -49,10 +49,13 @@ def run(
     baseline: bool = False,
     run_dir: str | None = None,
     generations: int | None = None,
+    overrides: list[str] | None = None,
 ) -> list[dict[str, Any]]:
     import torch
 
-    raw = yaml.safe_load(Path(config_path).read_text()) or {}
+    from rlvr_gym.config import apply_overrides
+
+    raw = apply_overrides(yaml.safe_load(Path(config_path).read_text()) or {}, overrides or [])
     torch.set_num_threads(int(raw.get("torch_threads", 1)))
     config = population_config(raw.get("population", {}), baseline=baseline)
     out = Path(run_dir or raw.get("run_dir", "runs/populora")) / ("baseline" if baseline else "population")
@@ -81,6 +84,14 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("--run-dir")
     parser.add_argument("--generations", type=int)
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config field, dotted keys (e.g. --set population.teachers=1)",
+    )
     ns = parser.parse_args(argv)
-    run(ns.config, baseline=ns.baseline, run_dir=ns.run_dir, generations=ns.generations)
+    run(ns.config, baseline=ns.baseline, run_dir=ns.run_dir, generations=ns.generations, overrides=ns.overrides)
     return 0

@@ -16,7 +16,9 @@ place (optimizer state reset: moments of the old weights do not describe the new
 
 Members start distinct and off zero: A is peft's Gaussian init and B ~ N(0, init_b_std) from a per-member seed, so
 delta W != 0 from step 0 and the operators (which leave a B = 0 adapter alone) have something to act on even for a
-member whose first batches carried no contrast.
+member whose first batches carried no contrast. With `init_adapter` every member starts from one trained LoRA (the
+SFT cold start on the AZR family's expert data, `configs/azr-sft.yaml`) plus its own B noise: a base model below
+the proposer's format floor writes no valid proposal, so without it teachers never see a non-tied reward.
 
 State that decides the future (adapter weights, optimizer moments, the task buffer, counters, the python RNG) is
 in the checkpoint, and every sample is drawn under a seed derived from (seed, generation, step), so a resumed run
@@ -38,7 +40,7 @@ from rlvr_gym.envs.azr.rewards import proposer_reward, solver_reward
 from rlvr_gym.envs.azr.tasks import AZRSolveTasks
 from rlvr_gym.envs.azr.verifier import judge_proposals, judge_solve
 
-from .adapters import read_factors, write_factors
+from .adapters import factors_from_run, read_factors, write_factors
 from .fitness import Attempt, judges, student_fitness, teacher_fitness
 from .lowrank import products
 from .operators import CROSSOVERS, MUTATIONS
@@ -65,7 +67,8 @@ class PopulationConfig:
     max_new_tokens: int = 96
     temperature: float = 1.0
     lr: float = 1e-4
-    init_b_std: float = 1e-4  # B ~ N(0, std) per member: distinct, non-zero starting delta W
+    init_b_std: float = 1e-4  # B += N(0, std) per member: distinct, non-zero starting delta W
+    init_adapter: str | None = None  # every member starts from this LoRA run (an `rlvr-gym sft` cold start)
     seed: int = 0
     keep: float = 0.3
     mutate: float = 0.4
@@ -126,9 +129,13 @@ class Population:
             init_lora_weights="gaussian",
         )
         torch.manual_seed(config.seed)
+        start = None
         for i, name in enumerate(self.members):
             if name not in model.peft_config:
                 model.add_adapter(name, lora)
+                if config.init_adapter:
+                    start = start or factors_from_run(model, config.init_adapter, name)
+                    write_factors(model, name, start)
                 self._init_b(name, config.seed * 7919 + i)
         for p in model.parameters():
             p.requires_grad_(False)
@@ -147,11 +154,12 @@ class Population:
         if self.config.init_b_std <= 0:
             return
         gen = torch.Generator().manual_seed(seed)
+        std = self.config.init_b_std
         factors = read_factors(self.model, name)
         write_factors(
             self.model,
             name,
-            {n: (a, self.config.init_b_std * torch.randn(b.shape, generator=gen)) for n, (a, b) in factors.items()},
+            {n: (a, b + std * torch.randn(b.shape, generator=gen)) for n, (a, b) in factors.items()},
         )
 
     @property
