@@ -82,8 +82,10 @@ def constant_candidates(tasks: Sequence[Task]) -> list[str]:
         common = {p for p, _ in Counter(answer_of(t) for t in tasks).most_common(INDUCTION_CANDIDATES)}
         bare = {json.dumps([op, ["objects", c]]) for op in ("count", "total_area") for c in dsl.CLASSES}
         return sorted(common | bare)
-    if mode == "abduction":
-        return sorted(seen | {str(c) for kind in modes.CANDIDATES.values() for c in kind})
+    if mode == "abduction":  # and a number between each two candidates: it passes where a threshold's step holds both
+        numbers = modes.CANDIDATES["num"]
+        between = {str((a + b) // 2) for a, b in zip(numbers, numbers[1:], strict=False)}
+        return sorted(seen | between | {str(c) for kind in modes.CANDIDATES.values() for c in kind})
     labels = {*dsl.DIRECTIONS, "yes", "no", *COLOUR_NAMES, *(str(n) for n in range(11))}
     return sorted(seen | labels | {f"{x:g}" for x in NUMBER_GRID})
 
@@ -137,14 +139,18 @@ def random_baseline(tasks: Sequence[Task], seed: int = 0) -> Rate:
 
 
 def question_mix(tasks: Sequence[Task]) -> dict[str, Counter[str]]:
-    """Histograms over `tasks`: the top operator (question), every primitive used, and the answer kind."""
-    top, used, answers = Counter(), Counter(), Counter()
+    """Histograms over `tasks`: the top operator (question), every primitive used, the answer kind and, for
+    abduction, the operator whose argument is the hole (a number hole is a buffer radius, a near radius or an
+    area threshold)."""
+    top, used, answers, holes = Counter(), Counter(), Counter(), Counter()
     for t in tasks:
         program = t.ground_truth["program"]
         top[program[0]] += 1
         used.update(set(_operators(program)))
         answers[kind_of(t).split(":")[-1]] += 1
-    return {"top": top, "primitives": used, "answer": answers}
+        if "hole" in t.ground_truth:
+            holes[modes.get(program, tuple(t.ground_truth["hole"]["path"][:-1]))[0]] += 1
+    return {"top": top, "primitives": used, "answer": answers, **({"hole": holes} if holes else {})}
 
 
 def _operators(program: Any) -> list[str]:

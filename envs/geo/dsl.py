@@ -295,13 +295,19 @@ def run(program: Any, scene: Scene) -> Any:
     raise ProgramError("type_error", f"unknown operator {op!r}")
 
 
+def check(program: Any) -> str:
+    """The result type of a program within the size limits and well-typed; raises ProgramError otherwise (what
+    `evaluate` checks before it looks at a scene)."""
+    _check_size(program)
+    return typecheck(program)
+
+
 def evaluate(text_or_program: Any, scene: Scene) -> tuple[Any, str]:
     """Parse (if text), typecheck and run; returns (value, type). Every failure is a typed ProgramError: a
     geometry library error or a non-finite number on some well-typed program is a runtime error of that
     program, never an exception out of a verifier."""
     program = parse(text_or_program) if isinstance(text_or_program, str) else text_or_program
-    _check_size(program)
-    kind = typecheck(program)
+    kind = check(program)
     try:
         value = run(program, scene)
     except ProgramError:

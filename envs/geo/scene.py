@@ -246,6 +246,9 @@ class SceneSource(ABC):
     name: str = "abstract"
     classes: tuple[str, ...] = CLASSES  # the classes its scenes can contain (task generators draw from these)
     coloured = False  # whether objects carry a `color` attribute (colour questions are asked only then)
+    # Whether the same objects recur across scenes (real tiles overlap; OSM trees are identical 3 m discs): then
+    # numeric answers cluster, and questions ask for them in narrow geometric bins, not in bins of equal mass.
+    recurring = False
 
     def scene(self, seed: int) -> Scene:
         return _cached_scene(self, seed)

@@ -6,6 +6,7 @@ import json
 import math
 import random
 import statistics
+from collections import Counter
 from functools import lru_cache
 from typing import Any
 
@@ -146,6 +147,16 @@ def format_answer(value: Any) -> str:
     return str(value) if isinstance(value, (int, str)) else f"{value:.1f}"
 
 
+def _runnable(program: Any) -> bool:
+    """Whether a program is within the DSL's size limits and well-typed: most grammar draws of a distance or
+    direction question are too deep, and building an OSM tile to learn that costs 30 ms."""
+    try:
+        dsl.check(program)
+    except dsl.ProgramError:
+        return False
+    return True
+
+
 def _depth(node: Any) -> int:
     return 1 + max((_depth(c) for c in node), default=0) if isinstance(node, list) else 0
 
@@ -155,9 +166,10 @@ def _depth(node: Any) -> int:
 # rotating categorical answers so that each fills at most one slot in 56 tasks: counts rotate over 1..10 in 5 slots
 # (each count 5 times in 280 tasks), yes/no share one slot alternating compare/exists, the 4 direction slots walk
 # the 8 compass points and the 3 colour slots the 9 colours. Areas, lengths and distances are asked for in five bins
-# of equal mass per source (`answer_bins`), so no constant number sits in a crowd of answers. A constant or majority answer thus passes about 1/56 of the tasks
-# (`baselines.py` measures it; tests/geo/test_baselines.py holds its Wilson bound under 5%). `class_of` is not
-# asked: the class of any object the DSL can name is written in its program (`objects(<class>)`).
+# of equal mass per source (`answer_bins`), so no constant number sits in a crowd of answers. A constant or majority
+# answer thus passes about 1/56 of the tasks (`baselines.py` measures it; tests/geo/test_baselines.py holds its
+# Wilson bound under 5%). `class_of` is not asked: the class of any object the DSL can name is written in its program
+# (`objects(<class>)`).
 _SLOT_GROUPS: tuple[tuple[tuple[str, int], ...], ...] = (
     tuple(("count", j) for j in range(5)),
     tuple(("distance", j) for j in range(5)),
@@ -169,12 +181,31 @@ _SLOT_GROUPS: tuple[tuple[tuple[str, int], ...], ...] = (
 DEDUCTION_SLOTS: tuple[tuple[str, int], ...] = tuple(
     group[i] for i in range(max(map(len, _SLOT_GROUPS))) for group in _SLOT_GROUPS if i < len(group)
 )
+# Sources without colours ask a count, a direction and a road length in the colour slots: falling back to the next
+# numeric slot made areas 30 of 56 OSM questions, and their bins of different kinds overlapped.
+_UNCOLOURED = {("attr", 0): ("count", 5), ("attr", 1): ("direction", 4), ("attr", 2): ("length", 6)}
+UNCOLOURED_SLOTS: tuple[tuple[str, int], ...] = tuple(_UNCOLOURED.get(slot, slot) for slot in DEDUCTION_SLOTS)
+
+
+def deduction_slots(coloured: bool) -> tuple[tuple[str, int], ...]:
+    """The deduction cycle of a source: colour questions only where objects have colours."""
+    return DEDUCTION_SLOTS if coloured else UNCOLOURED_SLOTS
+
+
 COUNT_TARGETS = 10  # counts asked: 1..10
 # Abduction: the hole's literal cycles over every candidate of every kind, one slot each.
 ABDUCTION_TARGETS: tuple[tuple[str, Any], ...] = tuple(
     (kind, value) for kind in ("cls", "quadrant", "num", "color") for value in CANDIDATES[kind]
 )
+# Abduction questions (top operators) rotate over these, so number holes (25 of the 44 literals) do not make every
+# question an `area(buffer(x, ?))`; STEP_NUMBERS are the number holes that fit a radius or an area threshold.
+ABDUCTION_TOPS = ("count", "total_area", "area", "distance")
+STEP_NUMBERS = tuple(n for n in CANDIDATES["num"] if 20 <= n <= 300)
 TARGET_DRAWS = 200  # in-split draws spent on one slot before the next one is tried (a target the source cannot give)
+# Deduction draws on a recurring (OSM) source hit a slot less often: its bins are narrow, identical 3 m trees make
+# `largest`/`smallest` of trees a tie, water is often absent. With 200 draws 6 of 10 distance and 7 of 10 direction
+# slots of 56 tasks fell back to a numeric slot.
+RECURRING_BUDGET = 4
 # Induction asks for numbers and compass points: region/length programs have few shapes (`area(buffer(objects(c),
 # 10))`), and yes/no answers on five scenes have few patterns, so a constant program would match many tasks.
 INDUCTION_KINDS = ("count", "total_area", "area", "distance", "direction")
@@ -185,17 +216,22 @@ NUMERIC = ("total_area", "area", "region", "distance")
 
 BINS = 5  # numeric answers are asked for in this many bins of equal mass
 BIN_DRAWS, BIN_SCENES = 400, 40
+# Recurring sources: geometric bins 1.5x wide (a constant's +-5% covers a quarter of one), from 10 absolute
+# tolerances (100 m2, 20 m: below that the absolute tolerance lumps answers together) to the 98th percentile.
+BIN_RATIO, BIN_FLOOR, BIN_TOP = 1.5, 10, 0.98
 
 
 @lru_cache(maxsize=64)
 def answer_bins(source: str, kind: str) -> tuple[tuple[float, float], ...]:
-    """`BINS` bins of equal mass for a numeric question kind on a scene source: the quantiles of its answers over
-    seeded grammar draws on a pool of scenes. Bins follow the source's scale (a 32 m NEON crop has no 200 m
-    distance), so every bin is reachable and a constant number sits in at most one bin's share."""
+    """Bins for a numeric question kind on a scene source, from its answers over seeded grammar draws on a pool of
+    scenes, so bins follow the source's scale (a 32 m NEON crop has no 200 m distance) and every bin is reachable.
+    `BINS` bins of equal mass, so a constant number sits in at most one bin's share; on a `recurring` source, whose
+    answers repeat (one building is the largest in many tiles), narrow geometric bins, which cap the share of any
+    one repeated answer to that of a bin."""
     scenes = get_source(source)
     rng = random.Random(stable_seed("geo-bins", source, kind))
     pool = [scenes.scene(stable_seed("geo-bins", source, k) % 2**31) for k in range(BIN_SCENES)]
-    values = []
+    values, unit = [], dsl.UNITS.get(kind, "m2")  # region: an area
     for _ in range(BIN_DRAWS):
         program = random_program(rng, scenes.classes, kind)
         try:
@@ -206,23 +242,29 @@ def answer_bins(source: str, kind: str) -> tuple[tuple[float, float], ...]:
             values.append(float(value))
     if len(values) < 2 * BINS:
         return ()
-    edges = [min(values), *statistics.quantiles(values, n=BINS), math.inf]
+    if not scenes.recurring:
+        edges = [min(values), *statistics.quantiles(values, n=BINS), math.inf]
+    else:
+        low = max(BIN_FLOOR * dsl.tolerance(unit, 0.0), min(values))
+        high = statistics.quantiles(values, n=100)[round(100 * BIN_TOP) - 1]
+        edges = [low * BIN_RATIO**k for k in range(max(1, math.ceil(math.log(high / low, BIN_RATIO))) + 1)]
     return tuple(zip(edges, edges[1:], strict=False))
 
 
-def _slot_target(source: str, kind: str, j: int, block: int) -> str | tuple[float, float] | None:
+def _slot_target(source: str, kind: str, j: int, block: int, per_cycle: int) -> str | tuple[float, float] | None:
     """The answer a deduction slot asks for in cycle `block`: a string as `format_answer` writes it, a bin, or
-    None when the source gives no such answers."""
+    None when the source gives no such answers. Categorical answers walk on by `per_cycle` (the kind's slots in a
+    cycle) each cycle, so every value is asked equally often."""
     if kind in ("total_area", "area", "region", "length", "distance"):
         bins = answer_bins(source, kind)
         return bins[(j + block) % len(bins)] if bins else None
     if kind == "count":
-        return str((j + 5 * block) % COUNT_TARGETS + 1)
+        return str((j + per_cycle * block) % COUNT_TARGETS + 1)
     if kind == "direction":
-        return dsl.DIRECTIONS[(j + 4 * block) % len(dsl.DIRECTIONS)]
+        return dsl.DIRECTIONS[(j + per_cycle * block) % len(dsl.DIRECTIONS)]
     if kind == "bool":
         return ("yes", "no")[(block // 2) % 2]
-    return COLOUR_NAMES[(j + 3 * block) % len(COLOUR_NAMES)]  # attr: colours
+    return COLOUR_NAMES[(j + per_cycle * block) % len(COLOUR_NAMES)]  # attr: colours
 
 
 def _slot_kind(kind: str, block: int) -> str:
@@ -230,27 +272,47 @@ def _slot_kind(kind: str, block: int) -> str:
     return ("compare", "exists")[block % 2] if kind == "bool" else kind
 
 
-def _hole_program(rng: random.Random, kind: str, literal: Any, classes: tuple[str, ...]) -> list[Any] | None:
-    """A program whose value moves continuously with one `kind` literal (holes of kind color, num, quadrant), so
-    the other candidates of the kind rarely give the same value; random programs seldom have such a slot."""
+def hole_tops(kind: str, literal: Any, turn: int) -> tuple[str, ...]:
+    """The question (top operator) an abduction slot tries, in order: `ABDUCTION_TOPS` rotated by `turn`. A number
+    hole in `STEP_NUMBERS` goes in a radius or area threshold (count, total_area, distance; area last), any other
+    number in a buffer radius (area only): thresholds under 20 select nothing on a tile, radii over 300 all of it."""
+    if kind == "num" and literal not in STEP_NUMBERS:
+        return ("area",)
+    tops = ABDUCTION_TOPS[turn % len(ABDUCTION_TOPS) :] + ABDUCTION_TOPS[: turn % len(ABDUCTION_TOPS)]
+    return (*(t for t in tops if t != "area"), "area") if kind == "num" else tops
+
+
+def _hole_program(rng: random.Random, kind: str, literal: Any, classes: tuple[str, ...], top: str) -> list[Any] | None:
+    """A program with top operator `top` whose value moves with one `kind` literal (holes of kind color, num,
+    quadrant), so the other candidates of the kind rarely give the same value; random programs seldom have such a
+    slot. None for a class hole: every `objects` slot of a grammar program already moves its value."""
     from .scene import COLOURS
 
     movable = [c for c in classes if c != "road"] or list(classes)
     cls = rng.choice(movable)
-    if kind == "num":
+    anchor = ["largest", ["objects", rng.choice(movable)]]
+    if kind == "num" and top == "area":
         return ["area", ["buffer", rng.choice([["objects", cls], ["largest", ["objects", cls]]]), literal]]
-    if kind == "quadrant":
-        return rng.choice(
-            [
-                ["total_area", ["within", ["objects", cls], literal]],
-                ["area", ["intersect", ["union", ["objects", cls]], ["quadrant", literal]]],
-            ]
-        )
-    painted = [c for c in classes if literal in COLOURS.get(c, {})]
-    if kind != "color" or not painted:
-        return None
-    chosen = ["filter", ["objects", rng.choice(painted)], ["color_is", literal]]
-    return rng.choice([["total_area", chosen], ["area", ["largest", chosen]], ["count", chosen]])
+    if kind == "num":  # a step function of the number: identified where each neighbour candidate moves the value
+        below = rng.random() < 0.5
+        sized = ["filter", ["objects", cls], ["area_lt" if below else "area_gt", literal]]
+        if top == "distance":  # the largest object under the threshold (the smallest over it), from an anchor
+            return ["distance", ["largest" if below else "smallest", sized], anchor]
+        chosen = rng.choice([["near", ["objects", cls], anchor, literal], sized])
+    elif kind == "quadrant":
+        if top == "area":
+            return ["area", ["intersect", ["union", ["objects", cls]], ["quadrant", literal]]]
+        chosen = ["within", ["objects", cls], literal]
+    else:
+        painted = [c for c in classes if literal in COLOURS.get(c, {})]
+        if kind != "color" or not painted:
+            return None
+        chosen = ["filter", ["objects", rng.choice(painted)], ["color_is", literal]]
+        if top == "area":
+            return ["area", ["largest", chosen]]
+    if top == "distance":  # programs stay within the DSL's 20 nodes: no nested anchor
+        return ["distance", ["largest", chosen], anchor]
+    return [top, chosen]
 
 
 def _restriction_paths(program: Any, path: tuple[int, ...] = ()) -> list[tuple[int, ...]]:
@@ -331,6 +393,8 @@ class GeoTasks(TaskSource):
         program = random_program(rng, self.scenes.classes, kind)
         if not self._in_split(self.mode, scene_seed, program):
             return _OUT
+        if not _runnable(program):  # too deep or too large on any scene: skip the scene build
+            return None
         scene = self.scenes.scene(scene_seed)
         if target is not None:  # the cheap check first: the answer on this scene alone
             try:
@@ -349,35 +413,41 @@ class GeoTasks(TaskSource):
         """The slot's question; when the source cannot give it (no roads for `length`, no colours in the source or
         through a perception tool for `attr`, a target out of reach), a numeric slot instead: a categorical answer never fills a
         second slot, so the cap on constant answers holds."""
-        block, n = index // len(DEDUCTION_SLOTS), len(DEDUCTION_SLOTS)
-        order = [DEDUCTION_SLOTS[index % n]]
-        order += [
-            DEDUCTION_SLOTS[(index + k) % n] for k in range(1, n) if DEDUCTION_SLOTS[(index + k) % n][0] in NUMERIC
-        ]
+        slots = deduction_slots(self.scenes.coloured)
+        block, n = index // len(slots), len(slots)
+        order = [slots[index % n]]
+        order += [slots[(index + k) % n] for k in range(1, n) if slots[(index + k) % n][0] in NUMERIC]
+        per_cycle = Counter(kind for kind, _ in slots)
         for kind, j in order:
-            if kind == "attr" and (self.robust_to or not self.scenes.coloured):
+            if kind == "attr" and self.robust_to:
                 continue
-            target, drawn = _slot_target(self.scenes.name, kind, j, block), _slot_kind(kind, block)
+            target = _slot_target(self.scenes.name, kind, j, block, per_cycle[kind])
             if target is None:
                 continue
-            item = self._attempt(rng, lambda r, kind=drawn, target=target: self._draw_valid(r, kind, target))
+            drawn, budget = _slot_kind(kind, block), TARGET_DRAWS * (RECURRING_BUDGET if self.scenes.recurring else 1)
+            item = self._attempt(rng, lambda r, k=drawn, t=target: self._draw_valid(r, k, t), budget)
             if item is not None:
                 return item
         raise RuntimeError(f"geo: no valid deduction program for index {index}")
 
     def _make_abduction(self, index: int, rng: random.Random) -> dict[str, Any]:
+        """The slot's literal, asked through the slot's question (top operator; the next one where the scene source
+        cannot give it); the next literal only when no question can."""
+        turn = index + index // len(ABDUCTION_TARGETS)  # a literal meets every question over the cycles
         for shift in range(len(ABDUCTION_TARGETS)):
             kind, literal = ABDUCTION_TARGETS[(index + shift) % len(ABDUCTION_TARGETS)]
-            item = self._attempt(rng, lambda r, kind=kind, literal=literal: self._draw_hole(r, kind, literal))
-            if item is not None:
-                return item
+            for top in hole_tops(kind, literal, turn):
+                item = self._attempt(rng, lambda r, k=kind, lit=literal, t=top: self._draw_hole(r, k, lit, t))
+                if item is not None:
+                    return item
         raise RuntimeError(f"geo: no valid abduction hole for index {index}")
 
-    def _draw_hole(self, rng: random.Random, kind: str, literal: Any) -> Any:
-        """A program with `literal` put in one of its `kind` slots, valid, and identified by it (no other candidate
-        of the kind gives the same value, so a constant answer passes only where it is the hole's own literal)."""
-        base = _hole_program(rng, kind, literal, self.scenes.classes) if kind != "cls" and rng.random() < 0.6 else None
-        base = base or random_program(rng, self.scenes.classes)
+    def _draw_hole(self, rng: random.Random, kind: str, literal: Any, top: str) -> Any:
+        """A program asking `top` with `literal` put in one of its `kind` slots, valid, and identified by it (no
+        other candidate of the kind gives the same value, so a constant answer passes only where it is the hole's
+        own literal)."""
+        base = _hole_program(rng, kind, literal, self.scenes.classes, top) if rng.random() < 0.6 else None
+        base = base or random_program(rng, self.scenes.classes, top)
         slots = [path for path, k in literal_slots(base) if k == kind]
         if not slots:
             return None
