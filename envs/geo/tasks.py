@@ -197,9 +197,10 @@ COUNT_TARGETS = 10  # counts asked: 1..10
 ABDUCTION_TARGETS: tuple[tuple[str, Any], ...] = tuple(
     (kind, value) for kind in ("cls", "quadrant", "num", "color") for value in CANDIDATES[kind]
 )
-# Abduction questions (top operators) rotate over these, so number holes (25 of the 44 literals) do not make every
-# question an `area(buffer(x, ?))`; STEP_NUMBERS are the number holes that fit a radius or an area threshold.
-ABDUCTION_TOPS = ("count", "total_area", "area", "distance")
+# Abduction questions (top operators) rotate over these (`area` comes from the buffer-radius holes and as the last
+# resort), so number holes (25 of the 44 literals) do not make every question an `area(buffer(x, ?))`; STEP_NUMBERS
+# are the number holes that fit a near radius or an area threshold.
+ABDUCTION_TOPS = ("count", "total_area", "distance")
 STEP_NUMBERS = tuple(n for n in CANDIDATES["num"] if 20 <= n <= 300)
 TARGET_DRAWS = 200  # in-split draws spent on one slot before the next one is tried (a target the source cannot give)
 # Deduction draws on a recurring (OSM) source hit a slot less often: its bins are narrow, identical 3 m trees make
@@ -273,13 +274,14 @@ def _slot_kind(kind: str, block: int) -> str:
 
 
 def hole_tops(kind: str, literal: Any, turn: int) -> tuple[str, ...]:
-    """The question (top operator) an abduction slot tries, in order: `ABDUCTION_TOPS` rotated by `turn`. A number
-    hole in `STEP_NUMBERS` goes in a radius or area threshold (count, total_area, distance; area last), any other
-    number in a buffer radius (area only): thresholds under 20 select nothing on a tile, radii over 300 all of it."""
+    """The questions (top operators) an abduction slot tries, in order: `ABDUCTION_TOPS` rotated by `turn`, then
+    `area`. A number hole outside `STEP_NUMBERS` asks only `area` (a buffer radius: thresholds under 20 select
+    nothing on a tile, radii over 300 all of it), 9 of the 44 slots: the others leave `area` last so that the four
+    questions are asked about equally often."""
     if kind == "num" and literal not in STEP_NUMBERS:
         return ("area",)
-    tops = ABDUCTION_TOPS[turn % len(ABDUCTION_TOPS) :] + ABDUCTION_TOPS[: turn % len(ABDUCTION_TOPS)]
-    return (*(t for t in tops if t != "area"), "area") if kind == "num" else tops
+    k = turn % len(ABDUCTION_TOPS)
+    return (*ABDUCTION_TOPS[k:], *ABDUCTION_TOPS[:k], "area")
 
 
 def _hole_program(rng: random.Random, kind: str, literal: Any, classes: tuple[str, ...], top: str) -> list[Any] | None:
