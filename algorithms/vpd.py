@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -90,6 +91,16 @@ class VpdTrainer(Trainer):
     """The shared trainer with VPD's E-step + M-step loss in place of the clipped surrogate."""
 
     settings_model = VpdSettings
+
+    @classmethod
+    def settings_from(cls, cfg: Any) -> BaseModel | None:
+        ignored = [k for k in ("epochs", "minibatches") if getattr(cfg, k) != 1]
+        ignored += [f"loss.{k}" for k in ("kl_coef", "entropy_coef") if getattr(cfg.loss, k) != 0]
+        if ignored:
+            raise ValueError(
+                f"algorithm vpd takes one E+M optimizer step per batch and no surrogate terms: {ignored} would be ignored"
+            )
+        return super().settings_from(cfg)
 
     def response_logits(self, context: Sequence[int], response: Sequence[int]) -> torch.Tensor:
         """Logits [len(response), V] predicting each response token after `context`."""

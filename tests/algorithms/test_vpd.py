@@ -106,3 +106,14 @@ def test_one_em_step_on_the_tiny_model(length_env_id, tiny_model, tokenizer, tmp
     assert first["vpd/teacher_logp_shift_pos"] > 0 > first["vpd/teacher_logp_shift_neg"]
     assert second["vpd/loss_m"] < first["vpd/loss_m"]
     assert trainer.estimator_state["vpd"]["beta"] != 0.1
+
+
+def test_settings_it_would_ignore_are_refused(length_env_id, tmp_path):
+    from rlvr_gym.algorithms.train_config import load_config
+
+    base = {"run_dir": str(tmp_path), "rollout": {"env": length_env_id}, "algorithm": {"name": "vpd"}}
+    assert load_config(base).algorithm.name == "vpd"
+    with pytest.raises(ValueError, match="would be ignored"):
+        load_config({**base, "epochs": 2})
+    with pytest.raises(ValueError, match="loss.kl_coef"):
+        load_config({**base, "loss": {"kl_coef": 0.1}})
