@@ -145,7 +145,7 @@ class VpdTrainer(Trainer):
             l_e = e_step_loss(self._sequence_logp(t_logits, y), ref[k], torch.tensor(sign), beta) / len(items)
             l_m = student_teacher_kl(s_logits, t_logits).sum() / n_tokens
             (s.e_coef * l_e + s.m_coef * l_m).backward()
-            e_sum, m_sum = e_sum + float(l_e), m_sum + float(l_m)
+            e_sum, m_sum = e_sum + l_e.item(), m_sum + l_m.item()
         norm = torch.nn.utils.clip_grad_norm_(self.params, self.cfg.optim.grad_clip)
         self._set_lr()
         self.optimizer.step()

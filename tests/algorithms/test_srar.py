@@ -208,3 +208,14 @@ def test_train_step_runs_without_a_rubric(length_env_id, tiny_model, tokenizer, 
 
     record = SrarTrainer(cfg, model=tiny_model, tokenizer=tokenizer).train_step()
     assert record["adv/srar_steps_judged"] == 0.0 and "acr" in record
+
+
+def test_agent_spec_judge(length_env_id, tiny_model, tokenizer, tmp_path):
+    """The judge named by agent spec (`constant:<JSON>`: one fixed reply) goes through the chat agent path:
+    rollout 2's reply (S1 at step 1, P1 at step 2) gives d = {1: 0.4, 2: -1.0}."""
+    from rlvr_gym.algorithms.srar import SrarTrainer
+
+    spec = "constant:" + json.dumps(JUDGED[1])
+    cfg = _config(length_env_id, tmp_path, algorithm={"name": "srar", "judge": spec})
+    trainer = SrarTrainer(cfg, model=tiny_model, tokenizer=tokenizer)
+    assert trainer.judge_episode(_episodes(tokenizer)[0]) == {1: 0.4, 2: -1.0}
