@@ -51,7 +51,7 @@ def test_dpo_loss_hand_value_and_gradient_sign():
     gives ln 2 = 0.693147."""
     pc, pr = torch.tensor([-1.0], requires_grad=True), torch.tensor([-2.0], requires_grad=True)
     loss, m = dpo_loss(pc, pr, torch.tensor([-1.5]), torch.tensor([-1.5]), beta=0.1)
-    assert float(loss) == pytest.approx(0.644397, abs=1e-6) and m["accuracy"] == 1.0
+    assert loss.item() == pytest.approx(0.644397, abs=1e-6) and m["accuracy"] == 1.0
     loss.backward()
     assert pc.grad.item() < 0 < pr.grad.item()
     same, _ = dpo_loss(torch.tensor([-3.0]), torch.tensor([-4.0]), torch.tensor([-3.0]), torch.tensor([-4.0]), 0.1)
