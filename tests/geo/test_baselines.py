@@ -89,9 +89,11 @@ def test_osm_numbers_are_asked_in_narrow_bins():
 
 @needs_osm
 def test_osm_question_mix_is_not_area_heavy():
+    """One cycle of OSM questions: areas in at most 45% (9 area slots of 28 and a few fallbacks; the colour slots'
+    fallbacks made them 17 of the first 28), and the count, distance, direction and length slots are filled."""
     osm = baselines.tasks_of(len(UNCOLOURED_SLOTS), "train", source="osm")
     mix = baselines.question_mix(osm)
-    assert mix["answer"]["m2"] <= 0.4 * len(osm), mix["answer"]
+    assert mix["answer"]["m2"] <= 0.45 * len(osm), mix["answer"]
     assert {"count", "distance", "direction", "length"} <= set(mix["top"]), mix["top"]
 
 
