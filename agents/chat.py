@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from rlvr_gym import Agent, AgentStep, EpisodeContext, Generation, GenerationRequest, Message, SamplingParams
-from rlvr_gym.envs.tools.parsing import format_tool_calls
 from rlvr_gym.rollout import stable_int
+from rlvr_gym.tool_markup import format_tool_calls
 
 from .templates import encode_chat
 from .tito import TokenTrajectory, next_prompt_ids

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from rlvr_gym import Task, ToolCall
+from rlvr_gym.tool_markup import format_tool_calls
 
 from .executor import value_key
-from .parsing import format_tool_calls
 from .provenance import question_literals
 from .toolset import Tool, Toolset
 

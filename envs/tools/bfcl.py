@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from rlvr_gym import Task, ToolCall, Verdict
+from rlvr_gym.tool_markup import format_tool_calls
 
-from .parsing import call_arguments, format_tool_calls, parse_tool_calls
+from .parsing import call_arguments, parse_tool_calls
 
 CATEGORY_FILES: dict[str, str] = {
     "simple": "simple_python",

@@ -11,10 +11,10 @@ import json
 import random
 
 from rlvr_gym import Task, ToolCall
+from rlvr_gym.tool_markup import format_tool_calls
 
 from . import bfcl
 from .catalog import default_toolset
-from .parsing import format_tool_calls
 from .verifier import wrong_answers
 
 

@@ -6,8 +6,8 @@ order (a JSON list of calls in one block is accepted too), and TIER's chained bl
 Nothing else is a call: JSON in prose or code fences is content, so an example in the text can never run. Calls
 inside `<think>` sections are thoughts. The closing tag is optional (servers often strip it as a stop sequence).
 
-It lives in the tools family because envs own the action format they read; agents that must write tool calls as
-text (`ChatAgent` serialising an OpenAI server's structured `tool_calls`) use `format_tool_calls` from here.
+It lives in the tools family because envs own the action format they read; writing calls as text is core
+(`rlvr_gym.tool_markup.format_tool_calls`, re-exported here), since agents and trainer adapters write it too.
 Nothing raises on any input; work is linear in the input and capped (`MAX_CHARS`, `MAX_CALLS`).
 """
 
@@ -87,27 +87,6 @@ def call_arguments(call: ToolCall) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def format_tool_calls(
-    calls: Iterable[ToolCall], *, style: Literal["hermes", "tier"] = "hermes", return_mode: str = "one"
-) -> str:
-    """Render calls as `<tool_call>` blocks (one per call) or as one TIER chained block; both round-trip.
-
-    A Hermes block carries `"id"` when the call's id is not the parser's default `call_<position>`, so
-    server-assigned ids survive; TIER keys are the call ids when set, else their positions.
-    """
-    calls = list(calls)
-    if style == "tier":
-        chain = {(c.id or str(i)): {c.name: _arguments_value(c)} for i, c in enumerate(calls)}
-        return f'<tool_call return="{return_mode}">{json.dumps(chain, ensure_ascii=False)}</tool_call>'
-    blocks = []
-    for i, c in enumerate(calls):
-        body: dict[str, Any] = {"name": c.name, "arguments": _arguments_value(c)}
-        if c.id and c.id != f"call_{i}":
-            body["id"] = c.id
-        blocks.append("<tool_call>\n" + json.dumps(body, ensure_ascii=False) + "\n</tool_call>")
-    return "\n".join(blocks)
-
-
 def parse_tool_calls(
     text: Any, tools: Collection[str] | Iterable[dict[str, Any]] | None = None, *, max_calls: int = MAX_CALLS
 ) -> ParsedOutput:
@@ -140,13 +119,6 @@ def _tool_names(tools: Iterable[Any]) -> set[str]:
             if isinstance(fn.get("name"), str):
                 names.add(fn["name"])
     return names
-
-
-def _arguments_value(call: ToolCall) -> Any:
-    try:
-        return json.loads(call.arguments) if call.arguments else {}
-    except (ValueError, RecursionError):
-        return call.arguments
 
 
 class _NotACall(Exception):

@@ -24,11 +24,11 @@ from pydantic import BaseModel, Field, field_validator
 
 from rlvr_gym import Message, Task, ToolCall
 from rlvr_gym.family import TaskSource, split_of, stable_seed
+from rlvr_gym.tool_markup import format_tool_calls
 
 from . import bfcl
 from .catalog import HELD_OUT, default_toolset
 from .executor import value_key
-from .parsing import format_tool_calls
 from .prompts import CALL_FORMAT, tool_system_prompt, tools_block
 from .toolset import Tool, Toolset
 

@@ -17,12 +17,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from rlvr_gym import Message, Task, ToolCall, Verdict
+from rlvr_gym.tool_markup import format_tool_calls
 
 from . import bfcl
 from .answers import Ambiguous, answer_matches, extract_answer
 from .catalog import default_toolset
 from .executor import Executor, Record, value_key
-from .parsing import ParsedOutput, format_tool_calls, parse_tool_calls
+from .parsing import ParsedOutput, parse_tool_calls
 from .provenance import trace
 from .tier import DEFAULT_MODE, RUBRICS, Evidence
 from .toolset import Toolset

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..env import Env, StepResult
 from ..registry import make
+from ..tool_markup import hermes_block
 from ..types import Message, Verdict
 
 JSON_TYPES: dict[str, type] = {
@@ -108,9 +109,7 @@ def tagged(tag: str, param: str = "code") -> Callable[[dict[str, Any]], str]:
 
 def hermes_call(name: str) -> Callable[[dict[str, Any]], str]:
     """Render: a `<tool_call>` block, the tool family's call format (its parser validates the arguments)."""
-    return lambda args: (
-        "<tool_call>\n" + json.dumps({"name": name, "arguments": args}, ensure_ascii=False) + "\n</tool_call>"
-    )
+    return lambda args: hermes_block(name, args)
 
 
 def _as_text(value: Any) -> str:

@@ -8,7 +8,8 @@ import time
 import pytest
 
 from rlvr_gym import ToolCall
-from rlvr_gym.envs.tools.parsing import MAX_CHARS, call_arguments, format_tool_calls, parse_tool_calls
+from rlvr_gym.envs.tools.parsing import MAX_CHARS, call_arguments, parse_tool_calls
+from rlvr_gym.tool_markup import format_tool_calls
 
 WEATHER = {
     "type": "function",

@@ -14,9 +14,9 @@ from rlvr_gym import ToolCall
 from rlvr_gym.envs.tools.alternatives import alternative_solutions, as_chain, as_turns, producers
 from rlvr_gym.envs.tools.catalog import default_toolset
 from rlvr_gym.envs.tools.env import ToolDepthEnv
-from rlvr_gym.envs.tools.parsing import format_tool_calls
 from rlvr_gym.envs.tools.tasks import DepthTasks
 from rlvr_gym.envs.tools.verifier import verify, wrong_answers
+from rlvr_gym.tool_markup import format_tool_calls
 
 TOOLSET = default_toolset()
 WIDE = ["multiply", "add_numbers", "round_number", "convert_units", "count_words", "distance_km"]

@@ -14,10 +14,10 @@ from rlvr_gym import ToolCall
 from rlvr_gym.envs.tools.answers import Ambiguous, answer_matches, extract_answer
 from rlvr_gym.envs.tools.catalog import HELD_OUT, default_toolset, get_capital
 from rlvr_gym.envs.tools.env import ToolDepthEnv
-from rlvr_gym.envs.tools.parsing import format_tool_calls
 from rlvr_gym.envs.tools.tasks import DepthTasks
 from rlvr_gym.envs.tools.tier import UNANSWERED_SHARE
 from rlvr_gym.envs.tools.verifier import verify, wrong_answers
+from rlvr_gym.tool_markup import format_tool_calls
 
 PER_DEPTH = 8
 TOOLSET = default_toolset()
