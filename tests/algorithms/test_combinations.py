@@ -103,7 +103,9 @@ def update_signature(cfg: TrainConfig) -> tuple[np.ndarray, dict[str, Any], Any]
 
 
 def test_every_packaged_estimator_gives_its_own_update():
-    names = sorted(_plugin_names() - {"nudge"})  # nudge needs its trainer (refused above; tested in nudge/)
+    # nudge needs its trainer (refused above; tested in nudge/); grid and k2v score replies against gold specs in
+    # their tasks' metadata, which this batch has not (their own tests show the update they give)
+    names = sorted(_plugin_names() - {"nudge", "grid", "k2v"})
     two_turns = "rollout.env_kwargs={max_attempts: 2}"  # so GiGPO's step grouping has a second step to act on
     signatures = {name: update_signature(config(f"estimator={name}", two_turns)) for name in names}
     same = [
