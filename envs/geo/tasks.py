@@ -412,9 +412,9 @@ class GeoTasks(TaskSource):
         return {"scene_seed": scene_seed, "program": program, "value": found[0], "unit": unit_of(program, found[1])}
 
     def _make_deduction(self, index: int, rng: random.Random) -> dict[str, Any]:
-        """The slot's question; when the source cannot give it (no roads for `length`, no colours in the source or
-        through a perception tool for `attr`, a target out of reach), a numeric slot instead: a categorical answer never fills a
-        second slot, so the cap on constant answers holds."""
+        """The slot's question (sources without colours have no `attr` slots); when the source cannot give it (no
+        roads for `length`, no colours through a perception tool for `attr`, a target out of reach), a numeric slot
+        instead: a categorical answer never fills a second slot, so the cap on constant answers holds."""
         slots = deduction_slots(self.scenes.coloured)
         block, n = index // len(slots), len(slots)
         order = [slots[index % n]]

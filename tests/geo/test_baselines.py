@@ -119,11 +119,12 @@ MODES = {
     "abduction": {"mode": "abduction"},
     "induction": {"mode": "induction"},
     "tools": {"robust_to": "colorseg", "render": "none", "tools": True},
+    "osm": {"source": "osm"},
 }
 
 
-@pytest.mark.heavy  # 704 tasks per mode: minutes on one core (induction and tools about 10)
-@pytest.mark.parametrize("mode", sorted(MODES))
+@pytest.mark.heavy  # 704 tasks per mode: minutes on one core (induction, tools and osm about 10)
+@pytest.mark.parametrize("mode", [pytest.param(m, marks=needs_osm) if m == "osm" else m for m in sorted(MODES)])
 def test_constant_and_majority_baselines_stay_under_5_percent(mode):
     result = baselines.measure(352, **MODES[mode])
     assert result["oracle"].rate == 1.0
