@@ -258,7 +258,7 @@ class Population:
 
     def _proposal_solve_task(self, report: Any, rng: random.Random) -> Any:
         from rlvr_gym.envs.azr.buffer import Entry
-        from rlvr_gym.envs.code.plaindata import encode_tree
+        from rlvr_gym.sandboxes.python_programs.plain_values import encode_tree
 
         entry = Entry(
             report.program,

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from rlvr_gym.envs.code.plaindata import decode_tree, encode_tree
+from rlvr_gym.sandboxes.python_programs.plain_values import decode_tree, encode_tree
 from rlvr_gym.types import Task
 
 from . import bank

@@ -4,9 +4,9 @@ A job is one program and a list of argument tuples (`sandbox_job.py`): in the ja
 with a fixed hash seed, every call in a fresh fork of a sealed process, the program seeing only pure builtins and
 facades of the allowed modules. So a call's value is a function of the program text and its arguments: no clock,
 entropy, address, environment or earlier call reaches it, whatever the program's names. Values come back as plain
-data (the code family's codec) and are decoded here into fresh builtin objects. `run_checked` runs every job
-twice in separate sandbox jobs and refuses programs whose runs disagree (with the jail this can only trip on a
-limit hit near its boundary). Batches go through a thread pool over the thread-safe sandbox, so its warm workers
+data (`rlvr_gym.sandboxes.python_programs.plain_values`) and are decoded here into fresh builtin objects.
+`run_checked` runs every job twice in separate sandbox jobs and refuses programs whose runs disagree (with the
+jail this can only trip on a limit hit near its boundary). Batches go through a thread pool over the thread-safe sandbox, so its warm workers
 stay busy (a batch of n jobs takes about n / workers job times).
 """
 
@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from rlvr_gym.envs.code.harness import read_lines
-from rlvr_gym.envs.code.plaindata import PlainDataError, decode_tree, encode_tree
 from rlvr_gym.sandboxes import jail
 from rlvr_gym.sandboxes.handle import SandboxHandle, process_wide
+from rlvr_gym.sandboxes.python_programs import plain_values
+from rlvr_gym.sandboxes.python_programs.job_lines import read_lines
+from rlvr_gym.sandboxes.python_programs.plain_values import PlainDataError, decode_tree, encode_tree
 from rlvr_gym.types import InfraError
 
 HASH_SEED = 0  # the deterministic mode: every job's Python hashes str/bytes the same way
@@ -54,10 +55,9 @@ class JobOutcome:
 
 @lru_cache(maxsize=1)
 def job_source() -> str:
-    """The job script: the plain-data codec (the code family's), the jail, then `sandbox_job.py`."""
-    codec = importlib.resources.files("rlvr_gym.envs.code").joinpath("plaindata.py").read_text(encoding="utf-8")
+    """The job script: the shared plain-value codec, the jail, then `sandbox_job.py`."""
     runner = importlib.resources.files(__package__).joinpath("sandbox_job.py").read_text(encoding="utf-8")
-    return "\n\n".join([codec, jail.source(), runner]) + "\nmain()\n"
+    return "\n\n".join([plain_values.source(), jail.source(), runner]) + "\nmain()\n"
 
 
 def same_calls(first: Sequence[CallOutcome], second: Sequence[CallOutcome]) -> bool:

@@ -1,18 +1,18 @@
 """The job that runs *inside* the sandbox: one AZR program called on a batch of argument lists.
 
-Sent as text after the code family's `plaindata.py` and the jail (`rlvr_gym.sandboxes.jail`), never imported by
-the verifier. stdin carries JSON: `program` (the module text), `calls` (argument lists as plain-data trees) and
-`call_timeout_s`. Nothing in it is secret.
+Sent as text after the shared plain-value codec (`rlvr_gym.sandboxes.python_programs.plain_values`) and the
+jail (`rlvr_gym.sandboxes.jail`), never imported by the verifier. stdin carries JSON: `program` (the module
+text), `calls` (argument lists as plain-data trees) and `call_timeout_s`. Nothing in it is secret.
 
 The job seals itself (fixed hash seed, identity invisible, no cyclic GC) and runs every call in a fresh fork: the
 program loads in the jail's globals (pure builtins and `type`, class statements, facades of `MODULES`, nothing
 that leads to sys, os, io or a file descriptor) and `f(*args)` is called once. A value therefore depends on the
 program and its arguments alone: not on the clock, entropy, addresses, or what an earlier call left behind.
 
-Output, one JSON line each on a duplicate of fd 1 taken before any program code runs (read by the code family's
-`harness.read_lines`): `{"load": true}` or `{"load": false, "raised": ...}`, then per call `{"i": k, "value":
-tree}`, `{"i": k, "raised": name, "message": ...}`, `{"i": k, "timeout": true}` or `{"i": k, "bad": why}`
-(after a timeout no further call runs), then `{"done": true}`; `{"refused": why}` when the process cannot be
+Output, one JSON line each on a duplicate of fd 1 taken before any program code runs (read by
+`rlvr_gym.sandboxes.python_programs.job_lines.read_lines`): `{"load": true}` or `{"load": false, "raised":
+...}`, then per call `{"i": k, "value": tree}`, `{"i": k, "raised": name, "message": ...}`, `{"i": k, "timeout":
+true}` or `{"i": k, "bad": why}` (after a timeout no further call runs), then `{"done": true}`; `{"refused": why}` when the process cannot be
 sealed. None of it is trusted: values are decoded into fresh builtin objects by the verifier.
 """
 
@@ -21,7 +21,6 @@ import os
 import sys
 
 try:  # for readers and linters; in the sandbox these names come from the texts sent just before this one
-    from rlvr_gym.envs.code.plaindata import decode_tree, encode
     from rlvr_gym.sandboxes.jail import (
         JailError,
         Timeout,
@@ -31,6 +30,7 @@ try:  # for readers and linters; in the sandbox these names come from the texts 
         record_channel,
         seal,
     )
+    from rlvr_gym.sandboxes.python_programs.plain_values import decode_tree, encode
 except ImportError:
     pass
 

@@ -10,8 +10,8 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from rlvr_gym.envs.code.plaindata import decode_tree, encode_tree
 from rlvr_gym.family import TaskSource
+from rlvr_gym.sandboxes.python_programs.plain_values import decode_tree, encode_tree
 from rlvr_gym.types import Task
 
 from . import bank, conditions

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rlvr_gym.envs.code.plaindata import decode_tree
+from rlvr_gym.sandboxes.python_programs.plain_values import decode_tree
 from rlvr_gym.types import Task, Verdict
 
 from . import bank, conditions

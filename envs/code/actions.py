@@ -18,10 +18,10 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-FENCE = "```"
+from rlvr_gym.sandboxes.python_programs.fences import FENCE, fenced_blocks
+
 MAX_CODE_CHARS = 64_000  # longer code is refused before any parsing (no dataset solution comes close)
 MAX_MARKERS = 2_000  # fences or tags per action; more is refused, keeping every scan a few C-speed passes
-_LANG = re.compile(r"[ \t]*([A-Za-z0-9_+-]*)")
 _OPEN = {kind: re.compile(rf"<{kind}>", re.IGNORECASE) for kind in ("run", "submit")}
 _CLOSE = {kind: re.compile(rf"</{kind}>", re.IGNORECASE) for kind in ("run", "submit")}
 _NEWLINES = re.compile(r"\n*")
@@ -42,32 +42,6 @@ class ParsedAction:
     @property
     def has_code(self) -> bool:
         return bool(self.code.strip())
-
-
-def fenced_blocks(text: str) -> list[tuple[str, int, int]]:
-    """(language, body start, body end) of every fenced block, in order; one forward pass over `text`.
-
-    A block opens with three backticks and an info string up to the end of the line, and closes at the next
-    three backticks (or the end of the text). Every search starts where the previous one stopped, so the cost
-    is linear in the text whatever it holds (runs of backticks or newlines included).
-    """
-    blocks = []
-    position = 0
-    while True:
-        start = text.find(FENCE, position)
-        if start < 0:
-            return blocks
-        line_end = text.find("\n", start + len(FENCE))
-        if line_end < 0:  # no newline after this fence, hence none after any later one either
-            return blocks
-        lang = _LANG.match(text, start + len(FENCE), line_end)
-        body = line_end + 1
-        close = text.find(FENCE, body)
-        end = close if close >= 0 else len(text)
-        blocks.append((lang.group(1) if lang else "", body, end))
-        if close < 0:
-            return blocks
-        position = close + len(FENCE)
 
 
 def tagged(text: str, kind: str, lowered: str | None = None) -> list[tuple[int, int]]:

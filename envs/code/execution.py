@@ -13,13 +13,14 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from rlvr_gym.sandboxes.handle import SandboxHandle, process_wide
+from rlvr_gym.sandboxes.python_programs.job_lines import JobLines, read_lines
 
-from .harness import JobLines, TestRun, job_input, read_lines, runner_source
+from .harness import TestRun, job_input, runner_source
 from .judge import judge
 from .program import Program
 from .testsuite import TestPlan
 
-OUTPUT_BYTES = 16_000_000  # room for many plain-data values; a value is at most plaindata.MAX_CHARS
+OUTPUT_BYTES = 16_000_000  # room for many plain-data values; a value is at most plain_values.MAX_CHARS
 
 if TYPE_CHECKING:
     from rlvr_gym.sandboxes.base import ExecResult, Limits, Sandbox

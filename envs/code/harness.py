@@ -1,10 +1,9 @@
-"""The sandbox side of judging, seen from the verifier: the job script, its input, and reading its output.
+"""The sandbox side of judging, seen from the verifier: the job script, its input, and what judging proved.
 
-The job (`sandbox_runner.py` behind `plaindata.py`) gets the candidate program and a batch of calls, and prints
-one line per call with the value as plain data. `read_lines` parses those lines strictly and keeps, per call,
-the first well-formed line; anything else is ignored. Nothing here is authenticated on purpose: the lines are
-read as the values the candidate claims its calls returned, so a forged line is worth exactly what a program
-returning that value would earn (see `judge.py`). Exit codes and statuses are diagnostics only.
+The job (`sandbox_runner.py` behind the shared plain-value codec, `rlvr_gym.sandboxes.python_programs.plain_values`)
+gets the candidate program and a batch of calls, and prints one line per call with the value as plain data;
+`rlvr_gym.sandboxes.python_programs.job_lines.read_lines` reads them back, unauthenticated on purpose: a forged
+line is worth exactly what a program returning that value would earn (see `judge.py`).
 """
 
 from __future__ import annotations
@@ -15,7 +14,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from .plaindata import MAX_CHARS
+from rlvr_gym.sandboxes.python_programs import plain_values
+
 from .program import Program
 
 
@@ -60,10 +60,9 @@ class TestRun:
 
 @lru_cache(maxsize=1)
 def runner_source() -> str:
-    """The job's `main.py`: the plain-data codec, the runner, and the entry call."""
-    files = importlib.resources.files(__package__)
-    parts = [files.joinpath(name).read_text(encoding="utf-8") for name in ("plaindata.py", "sandbox_runner.py")]
-    return "\n\n".join(parts) + "\nmain()\n"
+    """The job's `main.py`: the plain-value codec, the runner, and the entry call."""
+    runner = importlib.resources.files(__package__).joinpath("sandbox_runner.py").read_text(encoding="utf-8")
+    return "\n\n".join([plain_values.source(), runner]) + "\nmain()\n"
 
 
 def job_input(
@@ -84,37 +83,3 @@ def job_input(
         "max_timeouts": max_timeouts,
     }
     return json.dumps(job, ensure_ascii=True, allow_nan=True)
-
-
-@dataclass
-class JobLines:
-    """The parsed output of one job: load outcome, one record per answered call, whether it finished."""
-
-    load: dict[str, Any] | None = None
-    calls: dict[int, dict[str, Any]] = field(default_factory=dict)
-    done: bool = False
-    setup_error: str | None = None  # the test setup failed in the sandbox before the candidate loaded
-
-
-def read_lines(stdout: str, num_calls: int) -> JobLines:
-    """Parse a job's stdout; linear in its length, never raises."""
-    lines = JobLines()
-    for line in stdout.split("\n"):
-        if not line.startswith("{") or len(line) > MAX_CHARS + 4096:
-            continue
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if not isinstance(record, dict):
-            continue
-        index = record.get("i")
-        if record.get("done") is True:
-            lines.done = True
-        elif "load" in record and lines.load is None:
-            lines.load = record
-        elif "setup_error" in record and lines.setup_error is None:
-            lines.setup_error = str(record["setup_error"])[:300]
-        elif type(index) is int and 0 <= index < num_calls and index not in lines.calls:
-            lines.calls[index] = record
-    return lines

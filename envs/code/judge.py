@@ -27,8 +27,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from .harness import CaseResult, JobLines, TestRun
-from .plaindata import PlainDataError, decode_tree, encode, encode_tree
+from rlvr_gym.sandboxes.python_programs.job_lines import JobLines
+from rlvr_gym.sandboxes.python_programs.plain_values import PlainDataError, decode_tree, encode, encode_tree
+
+from .harness import CaseResult, TestRun
 from .testsuite import CASE_FN, STMT_FN, UNIT_FN, TestPlan
 
 RANDOM_SEED = 0

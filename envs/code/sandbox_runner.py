@@ -1,6 +1,7 @@
 """The job that runs *inside* the sandbox: load the candidate, make the requested calls, print their values.
 
-Sent as text after `plaindata.py` (never imported by the verifier). The job arrives on stdin as JSON:
+Sent as text after the shared plain-value codec (`rlvr_gym.sandboxes.python_programs.plain_values`; never
+imported by the verifier). The job arrives on stdin as JSON:
 `program` (the candidate module), `calls` (each `{"fn": name, "args": tree, "kwargs": tree}` or, for tests that
 need objects only the sandbox can build, `{"expr": source}`), `setup` (test setup code for `expr` calls, run
 before the candidate loads, or after it when `setup_after` says it uses the candidate's classes),
@@ -23,8 +24,8 @@ import signal
 import sys
 import types
 
-try:  # for readers and linters; in the sandbox these names come from plaindata.py's text, sent just before this
-    from .plaindata import decode_tree, encode
+try:  # for readers and linters; in the sandbox these names come from plain_values.py's text, sent before this
+    from rlvr_gym.sandboxes.python_programs.plain_values import decode_tree, encode
 except ImportError:
     pass
 

@@ -15,9 +15,10 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from .harness import JobLines
+from rlvr_gym.sandboxes.python_programs.job_lines import JobLines
+from rlvr_gym.sandboxes.python_programs.plain_values import PlainDataError, encode_tree
+
 from .judge import judge
-from .plaindata import PlainDataError, encode_tree
 from .testsuite import TestPlan
 
 CONSTANTS: tuple[Any, ...] = (None, True, False, 0, 1, -1, 0.0, "", [], (), {})

@@ -32,17 +32,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from rlvr_gym.rubric import Criterion, Rubric
+from rlvr_gym.sandboxes.python_programs.findings import Finding
+from rlvr_gym.sandboxes.python_programs.security import security_findings
+from rlvr_gym.sandboxes.python_programs.style import style_findings_many
 from rlvr_gym.types import InfraError, Task, Verdict
 
 from .actions import ParsedAction, format_submission, parse_action
 from .execution import CodeExecutor, shared_executor
-from .findings import Finding
 from .harness import TestRun
 from .mutants import mutants
 from .program import Program, assemble
-from .security import security_findings
 from .spec import CodeSpec, spec_of
-from .style import style_findings_many
 from .testsuite import TestPlan, build_plan
 from .trivial import beyond_trivial
 

@@ -25,7 +25,7 @@ import re
 import string
 import tokenize
 
-from rlvr_gym.envs.code.actions import fenced_blocks
+from rlvr_gym.sandboxes.python_programs.fences import fenced_blocks
 
 from .replay import API
 

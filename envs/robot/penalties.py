@@ -4,27 +4,22 @@ Each located problem charges the characters of its program line: a syntax error 
 security finding -0.5, a style finding -0.1, a run that failed with an error -0.6 on the line the error came
 from. A state whose run finished but whose check failed has no line of its own, so -0.3 goes to the whole
 `task_program`. A trainer adds these to the tokens overlapping each span (`token_penalties` with its
-tokenizer's offsets) on top of the scalar reward on the last token. Values are the code env's (PPOCoder-style).
+tokenizer's offsets) on top of the scalar reward on the last token. Values are the code env's (PPOCoder-style),
+shared through `rlvr_gym.sandboxes.python_programs.token_credit`.
 """
 
 from __future__ import annotations
 
 import ast
 
-from rlvr_gym.envs.code.penalties import PENALTIES, PenaltySpan, token_penalties
+from rlvr_gym.sandboxes.python_programs.security import security_findings
+from rlvr_gym.sandboxes.python_programs.style import style_findings
+from rlvr_gym.sandboxes.python_programs.token_credit import PENALTIES, PenaltySpan, line_spans, token_penalties
 
 from .program import line_of
 from .verifier import Judgement
 
 __all__ = ["PenaltySpan", "penalty_spans", "token_penalties"]
-
-
-def _lines(code: str) -> list[tuple[int, int]]:
-    spans, position = [], 0
-    for line in code.splitlines(keepends=True):
-        spans.append((position, position + len(line.rstrip("\r\n"))))
-        position += len(line)
-    return spans or [(0, 0)]
 
 
 def _entry(code: str) -> tuple[int, int] | None:
@@ -41,7 +36,7 @@ def penalty_spans(judgement: Judgement) -> list[PenaltySpan]:
     code = judgement.code
     if code is None:
         return []
-    lines = _lines(code)
+    lines = line_spans(code)
     shift = judgement.offset
 
     def span(line: int | None, kind: str, rule: str, message: str) -> PenaltySpan | None:
@@ -56,9 +51,6 @@ def penalty_spans(judgement: Judgement) -> list[PenaltySpan]:
         found.append(span(line_of(problem), kind, "robot-rule" if kind == "security" else "syntax", problem))
     if judgement.problems:
         return [s for s in found if s is not None]
-    from rlvr_gym.envs.code.security import security_findings
-    from rlvr_gym.envs.code.style import style_findings
-
     found += [span(f.line, "style", f.rule, f.message) for f in style_findings(code)[0] if f.rule != "F821"]
     found += [span(f.line, "security", f.rule, f.message) for f in security_findings(ast.parse(code))]
     entry = _entry(code)

@@ -19,8 +19,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from rlvr_gym.envs.code.actions import fenced_blocks
 from rlvr_gym.sandboxes.jail import source_problems
+from rlvr_gym.sandboxes.python_programs.fences import fenced_blocks
 
 MAX_RESPONSE_CHARS = 200_000
 MAX_CODE_CHARS = 20_000

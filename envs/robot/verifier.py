@@ -9,8 +9,9 @@ Components (all in [0, 1]):
                 run that failed), averaged over states: partial credit for a program that is nearly right.
 - `executable`  fraction of robustness runs (random answers, as in the spec's executability mode) that end
                 cleanly.
-- `style`       1 - min(ruff findings, 10) / 10 (pycodestyle + pyflakes rules via `envs.code.style`).
-- `security`    1 - min(findings, 5) / 5 (the bandit-style AST rules of `envs.code.security`).
+- `style`       1 - min(ruff findings, 10) / 10 (pycodestyle + pyflakes rules,
+                `sandboxes/python_programs/style.py`).
+- `security`    1 - min(findings, 5) / 5 (the bandit-style AST rules of `sandboxes/python_programs/security.py`).
 - `penalty`     the token-level penalties of `penalties.py` summed over the response, clamped to [-1, 0].
 The reward is the weighted mean of the [0, 1] components plus `weights["penalty"]` x `penalty`. By default it
 is mixed: functional 0.8, temporal 0.2, penalty 0.1 (so the token penalties reach any trainer through the env's
@@ -29,6 +30,8 @@ from typing import Any
 
 from rlvr_gym import Task, Verdict
 from rlvr_gym.family import stable_seed
+from rlvr_gym.sandboxes.python_programs.security import security_findings
+from rlvr_gym.sandboxes.python_programs.style import style_findings
 
 from .checkspec import compile_check
 from .execution import RobotExecutor, RunOutcome, shared_executor
@@ -54,16 +57,12 @@ def _weights(weights: Mapping[str, float] | None) -> dict[str, float]:
 
 
 def _style(code: str) -> float:
-    from rlvr_gym.envs.code.style import style_findings
-
     findings, _tool = style_findings(code)
     own = [f for f in findings if not (f.rule == "F821" and any(f"`{name}`" in f.message for name in API))]
     return 1.0 - min(len(own), STYLE_CAP) / STYLE_CAP  # the robot API is defined for the program, not by it
 
 
 def _security(tree: Any) -> float:
-    from rlvr_gym.envs.code.security import security_findings
-
     return 1.0 - min(len(security_findings(tree)), SECURITY_CAP) / SECURITY_CAP
 
 

@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from rlvr_gym.envs.code.actions import fenced_blocks, format_run, format_submission, parse_action
+from rlvr_gym.envs.code.actions import format_run, format_submission, parse_action
+from rlvr_gym.sandboxes.python_programs.fences import fenced_blocks
 
 
 def test_tags_and_fences():

@@ -10,12 +10,12 @@ import random
 
 import pytest
 
-from rlvr_gym.envs.code.harness import read_lines
 from rlvr_gym.envs.code.mutants import ALL_KINDS, CHECK_KINDS, mutants
-from rlvr_gym.envs.code.plaindata import MAX_DEPTH, PlainDataError, decode, encode
 from rlvr_gym.envs.code.spec import CodeSpec
 from rlvr_gym.envs.code.testsuite import build_plan
 from rlvr_gym.envs.code.verifier import evaluate_code
+from rlvr_gym.sandboxes.python_programs.job_lines import read_lines
+from rlvr_gym.sandboxes.python_programs.plain_values import MAX_DEPTH, PlainDataError, decode, encode
 from rlvr_gym.types import Task
 
 
@@ -96,7 +96,7 @@ def test_hash_collision_floods_are_refused_fast():
 
 
 def test_colliding_keys_of_any_type_are_refused():
-    from rlvr_gym.envs.code.plaindata import _hash_table_safe
+    from rlvr_gym.sandboxes.python_programs.plain_values import _hash_table_safe
 
     class Same:
         def __hash__(self) -> int:

@@ -8,10 +8,10 @@ import pytest
 
 from rlvr_gym.envs.code.actions import parse_action
 from rlvr_gym.envs.code.penalties import penalty_map
-from rlvr_gym.envs.code.security import security_findings
 from rlvr_gym.envs.code.spec import CodeSpec
-from rlvr_gym.envs.code.style import ruff_binary, style_findings
 from rlvr_gym.envs.code.verifier import analyse_many
+from rlvr_gym.sandboxes.python_programs.security import security_findings
+from rlvr_gym.sandboxes.python_programs.style import ruff_binary, style_findings
 
 
 def rules(code: str) -> list[str]:
@@ -95,7 +95,7 @@ def test_penalty_map_for_syntax_error():
 
 
 def test_token_penalties_follow_character_spans():
-    from rlvr_gym.envs.code.penalties import PenaltySpan, token_penalties
+    from rlvr_gym.sandboxes.python_programs.token_credit import PenaltySpan, token_penalties
 
     spans = [PenaltySpan(10, 20, -0.5, "security", "B307", "eval"), PenaltySpan(15, 30, -0.1, "style", "E711", "x")]
     offsets = [(0, 5), (8, 12), (16, 18), (25, 26), (30, 31), (12, 12)]

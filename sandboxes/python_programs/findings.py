@@ -1,4 +1,4 @@
-"""A finding: one problem located on a line of the candidate program (syntax, style, security, runtime, test)."""
+"""A finding: one problem located on a line of a candidate program (syntax, style, security, runtime, test)."""
 
 from __future__ import annotations
 

@@ -14,11 +14,12 @@ against a builtin compares anyway. The decoder also refuses values made to be sl
 dict keys with colliding hashes, and more than `MAX_BIG_NUMBERS` numbers big enough to be chosen to collide. Encoding and decoding are recursive walks bounded by `MAX_DEPTH` and
 `MAX_NODES`, and the text by `MAX_CHARS`: anything larger is refused (`PlainDataError`), never truncated.
 
-This module is stdlib-only and free of `from __future__` imports: `runner_source()` sends its text into the
-sandbox as the first part of the job script, so the encoder there is this very code.
+This module is stdlib-only and free of `from __future__` imports: the code and AZR families send its text
+(`source()`) into the sandbox as the first part of their job scripts, so the encoder there is this very code.
 """
 
 import json
+import os
 
 MAX_DEPTH = 48
 MAX_NODES = 200_000
@@ -208,3 +209,9 @@ def decode(text):
     except (ValueError, RecursionError) as exc:
         raise PlainDataError("plain-data text is not JSON") from exc
     return decode_tree(tree)
+
+
+def source():
+    """This module as job-script text (sent ahead of a family's runner, which then has `encode`/`decode_tree`)."""
+    with open(os.path.abspath(__file__), encoding="utf-8") as handle:
+        return handle.read()

@@ -3,8 +3,8 @@
 Flagged: dynamic code execution (eval, exec, compile, __import__), shell and process launching (os.system,
 os.popen, os.exec*/spawn*, subprocess with shell=True, plus any subprocess call as a milder finding),
 deserialisation of untrusted data (pickle/marshal/shelve loads, yaml.load without a safe loader), and interpreter
-introspection (gc, inspect, ctypes, sys._getframe). Since the tests run outside the candidate's process
-(`judge.py`), these cannot change a verdict; they stay findings because solution code has no business with them.
+introspection (gc, inspect, ctypes, sys._getframe). Since the families run a candidate only in the sandbox and
+judge it outside, these cannot change a verdict; they stay findings because solution code has no business with them.
 The rule names mirror bandit's ids where one exists.
 """
 
