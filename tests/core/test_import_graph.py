@@ -116,10 +116,10 @@ def test_the_walk_sees_the_known_families_and_folders():
 @pytest.mark.parametrize(
     "source",
     [
-        "from rlvr_gym.envs.code.harness import read_lines",
+        "from rlvr_gym.envs.code.harness import runner_source",
         "import rlvr_gym.envs.code.harness",
         "from rlvr_gym.envs import code",
-        "from ..code.harness import read_lines",
+        "from ..code.harness import runner_source",
         "from ..code import harness",
         "from .. import code",
         "def f():\n    from rlvr_gym.envs.code import actions\n",
