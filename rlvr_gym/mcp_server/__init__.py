@@ -13,16 +13,18 @@ from collections.abc import Sequence
 from typing import Any
 
 TOOLSET_MODE = "tools"
+TOOLSET_ENV = "rlvr/ToolDepth-v0"  # whose toolset `rlvr-gym mcp tools` serves (`tools:ENV_ID` picks another env)
 
 
 def build_server(
     target: str, env_kwargs: dict[str, Any] | None = None, *, host: str = "127.0.0.1", port: int = 8000
 ) -> Any:
-    """`target` is an env id, or "tools" for the tools family's toolset."""
-    if target == TOOLSET_MODE:
-        from .toolset_server import build_toolset_server
+    """`target` is an env id, or "tools" / "tools:ENV_ID" for the typed toolset that env executes calls on."""
+    mode, _, env_id = target.partition(":")
+    if mode == TOOLSET_MODE:
+        from .toolset_server import build_toolset_server, env_toolset
 
-        return build_toolset_server(host=host, port=port)
+        return build_toolset_server(env_toolset(env_id or TOOLSET_ENV, env_kwargs), host=host, port=port)
     from .env_server import build_env_server
 
     return build_env_server(target, env_kwargs, host=host, port=port)
@@ -33,7 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ..serve import parse_value
 
     parser = argparse.ArgumentParser(prog="rlvr-gym mcp", description=__doc__.splitlines()[0])
-    parser.add_argument("env", help=f"registered env id (e.g. rlvr/Math-v0), or {TOOLSET_MODE!r} for the toolset")
+    parser.add_argument("env", help=f"registered env id (e.g. rlvr/Math-v0), or {TOOLSET_MODE!r} / {TOOLSET_MODE}:ENV_ID for a toolset")
     parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     add_server_arguments(parser, port=8000)
     parser.add_argument("--env-arg", action="append", default=[], metavar="KEY=VALUE")
@@ -54,8 +56,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if policy is not None:
         from .http import http_app
 
-        return run_server(http_app(server, policy), args, policy, f"MCP server for {args.env}", path="/mcp",
-                          out=sys.stderr)
+        return run_server(
+            http_app(server, policy), args, policy, f"MCP server for {args.env}", path="/mcp", out=sys.stderr
+        )
     try:
         server.run("stdio")
     except KeyboardInterrupt:

@@ -15,13 +15,28 @@ from mcp.server.fastmcp import FastMCP
 from .http import fastmcp
 
 
-def build_toolset_server(toolset: Any = None, *, host: str = "127.0.0.1", port: int = 8000) -> FastMCP:
-    if toolset is None:
-        from rlvr_gym.envs.tools.catalog import default_toolset
+def env_toolset(env_id: str, env_kwargs: dict[str, Any] | None = None) -> Any:
+    """The typed toolset an env executes its tool calls on (an env declares it as `toolset`, or its task source
+    does), found through the registry so this server knows no family."""
+    from rlvr_gym.registry import make
 
-        toolset = default_toolset()
-    server = fastmcp("rlvr-gym tools", "Typed tools over a simulated world (countries, cities, units, dates, files).",
-                     host=host, port=port)
+    env = make(env_id, **(env_kwargs or {}))
+    try:
+        toolset = getattr(env, "toolset", None) or getattr(getattr(env, "source", None), "toolset", None)
+    finally:
+        env.close()
+    if toolset is None:
+        raise ValueError(f"{env_id} declares no toolset to serve")
+    return toolset
+
+
+def build_toolset_server(toolset: Any, *, host: str = "127.0.0.1", port: int = 8000) -> FastMCP:
+    server = fastmcp(
+        "rlvr-gym tools",
+        "Typed tools over a simulated world (countries, cities, units, dates, files).",
+        host=host,
+        port=port,
+    )
     low = server._mcp_server  # FastMCP's own low-level server: the tools here carry ready-made JSON schemas
     worlds: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
     listing = [

@@ -25,12 +25,11 @@ PACKAGES = {
 FAMILIES = frozenset(p.name for p in (ROOT / "envs").iterdir() if (p / "__init__.py").is_file())
 
 # Imports of a family that remain today, by importer path prefix. The algorithm entries are the next steps of
-# issue 39 (REBEL's belief states and PopuLoRA's AZR tasks belong behind a family-neutral interface); the core
-# entry is the tools family's toolset served over MCP. Remove an entry when its import goes; never add one.
+# issue 39 (REBEL's belief states and PopuLoRA's AZR tasks belong behind a family-neutral interface). Remove an
+# entry when its import goes; never add one.
 ALLOWED: dict[str, frozenset[str]] = {
     "algorithms/rebel/": frozenset({"alfworld"}),
     "algorithms/populora/": frozenset({"azr"}),
-    "rlvr_gym/mcp_server/toolset_server.py": frozenset({"tools"}),
 }
 
 
