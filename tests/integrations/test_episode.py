@@ -31,19 +31,105 @@ def test_task_rows_match_env_reset_and_hide_answers():
         assert str(env.task.ground_truth) not in json.dumps(row.as_dict()).replace(row.messages[0]["content"], "")
 
 
-def test_tools_per_family():
-    names = {
-        eid: [t.name for t in action_tools(rlvr_gym.make(eid))]
-        for eid in ("rlvr/Math-v0", "rlvr/CodeGen-v0", "rlvr/Sokoban-v0", "rlvr/SokobanFrames-v0")
-    }
-    assert names == {
-        "rlvr/Math-v0": ["answer"],
-        "rlvr/CodeGen-v0": ["run", "submit"],
-        "rlvr/Sokoban-v0": ["play"],
-        "rlvr/SokobanFrames-v0": ["respond"],
-    }
-    tools = action_tools(rlvr_gym.make("rlvr/ToolDepth-v0"))
-    assert "get_capital" in [t.name for t in tools] and tools[-1].name == "answer"
+REPLY = ("respond", "Send your reply to the environment; it is judged exactly as written.", "text", "Your reply text.")
+# env id -> [(tool name, description, [(param, type, description, required)], action for the argument "R D")]:
+# what each family's env offers a trainer, written out so that moving a declaration can never change it
+TOOL_SNAPSHOT = {
+    "rlvr/Math-v0": [
+        (
+            "answer",
+            "Submit your final answer; it is checked exactly as written, so use the format the task asks for "
+            "(for example \\boxed{...}).",
+            [("text", str, "Your final answer text.", True)],
+            "R D",
+        )
+    ],
+    "rlvr/Sokoban-v0": [
+        (
+            "play",
+            "Play moves on the board and see the new board; an illegal move rejects the whole message.",
+            [("moves", str, "The moves, for example 'R R D' or 'right, down'.", True)],
+            "R D",
+        )
+    ],
+    "rlvr/SokobanFrames-v0": [(REPLY[0], REPLY[1], [(REPLY[2], str, REPLY[3], True)], "R D")],
+    "rlvr/ALFWorld-v0": [
+        (
+            "act",
+            "Take one action in the household, for example 'go to desk 1'.",
+            [("action", str, "One action command.", True)],
+            "R D",
+        )
+    ],
+    "rlvr/WebShop-v0": [
+        (
+            "act",
+            "Take one shop action: search[keywords] or click[text of a clickable].",
+            [("action", str, "One action, for example 'search[usb cable]'.", True)],
+            "R D",
+        )
+    ],
+    "rlvr/GeoX-v0": [
+        (
+            "answer",
+            "Send your reply in the format the task asks for; it is checked exactly as written.",
+            [("text", str, "Your reply text.", True)],
+            "R D",
+        )
+    ],
+    "rlvr/CodeGen-v0": [
+        (
+            "run",
+            "Run Python code in the sandbox and see its stdout and stderr (counts as one turn).",
+            [("code", str, "The Python code to run.", True)],
+            "<run>\nR D\n</run>",
+        ),
+        (
+            "submit",
+            "Submit the full solution; it is final and checked against hidden tests.",
+            [("code", str, "The complete Python solution.", True)],
+            "<submit>\nR D\n</submit>",
+        ),
+    ],
+    "rlvr/RobotProgram-v0": [(REPLY[0], REPLY[1], [(REPLY[2], str, REPLY[3], True)], "R D")],
+    "rlvr/BFCL-v0": [(REPLY[0], REPLY[1], [(REPLY[2], str, REPLY[3], True)], "R D")],
+}
+TOOL_DEPTH_NAMES = [
+    "get_capital", "get_country_of_city", "get_currency", "get_population", "get_continent", "get_language",
+    "distance_km", "get_utc_offset", "get_temperature", "get_weather_condition", "get_airport_code",
+    "get_airport_city", "find_cheapest_flight", "get_flight_price", "get_flight_duration", "get_flight_destination",
+    "convert_currency", "convert_units", "multiply", "add_numbers", "round_number", "get_event_date",
+    "schedule_event", "days_until", "add_days", "get_weekday", "find_file", "read_file", "write_file", "count_words",
+    "answer",
+]  # fmt: skip
+
+
+def tool_view(tool: ActionTool) -> tuple[str, str, list[tuple[str, type, str, bool]], str]:
+    params = [(p.name, p.type, p.description, p.required) for p in tool.params]
+    return tool.name, tool.description, params, tool.action({p.name: "R D" for p in tool.params})
+
+
+@pytest.mark.parametrize("env_id", sorted(TOOL_SNAPSHOT))
+def test_tools_per_family(env_id):
+    assert [tool_view(t) for t in action_tools(rlvr_gym.make(env_id))] == TOOL_SNAPSHOT[env_id]
+
+
+def test_tools_of_a_toolset_env():
+    tools = {t.name: t for t in action_tools(rlvr_gym.make("rlvr/ToolDepth-v0"))}
+    assert list(tools) == TOOL_DEPTH_NAMES
+    assert tool_view(tools["distance_km"]) == (
+        "distance_km",
+        "Return the great-circle distance between two cities in kilometres, rounded to 1 decimal.",
+        [("city_a", str, "City name, e.g. 'Paris'", True), ("city_b", str, "City name, e.g. 'Paris'", True)],
+        '<tool_call>\n{"name": "distance_km", "arguments": {"city_a": "R D", "city_b": "R D"}}\n</tool_call>',
+    )
+    assert tool_view(tools["answer"]) == (
+        "answer",
+        "Give the final answer, as a tool reported it; this ends the episode.",
+        [("value", str, "The final value, exactly as the tool output gave it.", True)],
+        "Answer: R D",
+    )
+    assert tools["answer"].action({"value": 3.5}) == "Answer: 3.5"  # non-text values are written as JSON
 
 
 def test_oracle_through_a_tool_scores_full_marks_and_verdict_is_final():
