@@ -2,7 +2,8 @@
 
 The YAML holds `model` (an HF folder; null = the embedded SmolLM2-135M-Instruct), `run_dir`, `torch_threads` and
 the `PopulationConfig` fields under `population`. Each generation appends one JSON line to `log.jsonl` and
-rewrites `population.pt`; rerunning the command resumes from it. `--baseline` is the paper's AZR baseline: one
+rewrites `population.pt`; rerunning the command resumes from it. `settings.json` beside them holds the settings that
+ran (after `--set` and `--baseline`), which `report.py` reads. `--baseline` is the paper's AZR baseline: one
 agent (a single adapter) playing both roles, no evolution, the same steps per generation, so every arm makes the
 same number of updates per adapter (PopuLoRA compares at matched per-adapter steps).
 """
@@ -18,6 +19,8 @@ from typing import Any
 import yaml
 
 from .population import Population, PopulationConfig
+
+SETTINGS = "settings.json"  # beside log.jsonl: the resolved population settings the report reads
 
 
 def population_config(raw: dict[str, Any], *, baseline: bool) -> PopulationConfig:
@@ -60,6 +63,7 @@ def run(
     config = population_config(raw.get("population", {}), baseline=baseline)
     out = Path(run_dir or raw.get("run_dir", "runs/populora")) / ("baseline" if baseline else "population")
     out.mkdir(parents=True, exist_ok=True)
+    (out / SETTINGS).write_text(json.dumps(asdict(config), indent=1))  # what ran, overrides and --baseline included
     population = build(config, raw.get("model"))
     checkpoint = out / "population.pt"
     if checkpoint.exists():

@@ -1,9 +1,10 @@
 """Tables and curves of PopuLoRA arms from their `log.jsonl` (docs/results/populora.md is written from this).
 
-`python -m rlvr_gym.algorithms.populora.report --arm NAME CONFIG RUN_DIR [--arm ...] --png OUT.png` prints one
+`python -m rlvr_gym.algorithms.populora.report --arm NAME LOG_DIR [--arm ...] --png OUT.png` prints one
 markdown table per arm (per generation: valid-proposal rate, proposer and solver rewards, buffer solve rate,
 held-set solve rate, updates and ||delta W|| per adapter) and pooled rates per arm, each rate with its 95% Wilson
-interval. Counts are rebuilt from the config (rates x batch sizes are exact integers), so the log stays small.
+interval. LOG_DIR is what `rlvr-gym populora` writes (`RUN_DIR/population` or `RUN_DIR/baseline`: `log.jsonl` and
+`settings.json`). Counts are rebuilt from the settings (rates x batch sizes are exact integers), so the log stays small.
 """
 
 from __future__ import annotations
@@ -13,12 +14,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from rlvr_gym.envs.azr.rewards import FORMAT_PENALTY, WRONG_PENALTY
 from rlvr_gym.summary import wilson_interval
 
-from .cli import population_config
+from .cli import SETTINGS, population_config
 from .population import PopulationConfig
 
 
@@ -46,9 +45,13 @@ def _sizes(config: PopulationConfig) -> dict[str, int]:
     }
 
 
-def load_arm(config_path: str, run_dir: str) -> tuple[PopulationConfig, list[dict[str, Any]]]:
-    raw = yaml.safe_load(Path(config_path).read_text())["population"]
-    rows = [json.loads(line) for line in (Path(run_dir) / "population" / "log.jsonl").read_text().splitlines()]
+def load_arm(log_dir: str) -> tuple[PopulationConfig, list[dict[str, Any]]]:
+    """The settings that ran and the per-generation log of one arm (`RUN_DIR/population` or `RUN_DIR/baseline`)."""
+    folder = Path(log_dir)
+    if not (folder / SETTINGS).is_file():
+        raise FileNotFoundError(f"{folder / SETTINGS} missing: give the folder that holds log.jsonl and {SETTINGS}")
+    raw = json.loads((folder / SETTINGS).read_text())
+    rows = [json.loads(line) for line in (folder / "log.jsonl").read_text().splitlines()]
     return population_config(raw, baseline=False), rows
 
 
@@ -145,12 +148,12 @@ def plot(arms: dict[str, list[dict[str, Any]]], out: str | Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--arm", nargs=3, action="append", metavar=("NAME", "CONFIG", "RUN_DIR"), required=True)
+    parser.add_argument("--arm", nargs=2, action="append", metavar=("NAME", "LOG_DIR"), required=True)
     parser.add_argument("--png")
     args = parser.parse_args(argv)
     arms = {}
-    for name, config_path, run_dir in args.arm:
-        config, rows = load_arm(config_path, run_dir)
+    for name, log_dir in args.arm:
+        config, rows = load_arm(log_dir)
         arms[name] = rows
         print(arm_table(name, config, rows) + "\n")
     if args.png:

@@ -53,3 +53,29 @@ def test_recorded_run_arms_differ_only_in_the_population(name, shape):
 def test_unknown_settings_are_refused():
     with pytest.raises(ValueError, match="unknown"):
         population_config({"teacher": 3}, baseline=False)
+
+
+def test_cold_start_population_matches_the_sft_adapter_shape():
+    """configs/populora-sft.yaml seeds every member from configs/azr-sft.yaml's run: same rank, alpha and layers."""
+    population = yaml.safe_load(open("configs/populora-sft.yaml"))["population"]
+    sft = yaml.safe_load(open("configs/azr-sft.yaml"))
+    lora = sft["model"]["lora"]
+    assert population["init_adapter"] == sft["run_dir"]
+    assert (population["rank"], population["alpha"]) == (lora["r"], lora["alpha"])
+    assert population["target_modules"] == lora["target_modules"]
+
+
+def test_the_run_records_the_settings_that_ran(tmp_path):
+    """`--set` overrides and `--baseline` land in settings.json, which the report reads (no generation run)."""
+    import json
+
+    from rlvr_gym.algorithms.populora.cli import run
+    from rlvr_gym.algorithms.populora.report import load_arm
+
+    overrides = ["population.init_adapter=null", "population.proposals_per_type=3"]
+    run("configs/populora-sft.yaml", baseline=True, run_dir=str(tmp_path), generations=0, overrides=overrides)
+    settings = json.loads((tmp_path / "baseline" / "settings.json").read_text())
+    assert (settings["teachers"], settings["shared"], settings["evolve"]) == (1, True, False)
+    assert settings["proposals_per_type"] == 3
+    (tmp_path / "baseline" / "log.jsonl").write_text("")
+    assert load_arm(str(tmp_path / "baseline"))[0].shared

@@ -1,8 +1,10 @@
-"""The results tables: counts rebuilt from the config's batch sizes, Wilson intervals, the curves PNG."""
+"""The results tables: counts rebuilt from the run's settings, Wilson intervals, the curves PNG."""
 
 from __future__ import annotations
 
 import json
+
+import pytest
 
 from rlvr_gym.algorithms.populora.report import arm_table, load_arm, plot
 
@@ -25,15 +27,24 @@ def _row(gen: int, valid: float, held: float) -> dict:
 
 
 def test_table_counts_and_intervals(tmp_path):
-    config = tmp_path / "arm.yaml"
-    config.write_text(
-        "population: {teachers: 1, students: 1, evolve: false, task_types: [deduction, abduction], "
-        "proposals_per_type: 2, solves_per_type: 2, steps_per_generation: 2, held_per_type: 2}\n"
-    )
-    (tmp_path / "run" / "population").mkdir(parents=True)
+    settings = {
+        "teachers": 1,
+        "students": 1,
+        "evolve": False,
+        "task_types": ["deduction", "abduction"],
+        "proposals_per_type": 2,
+        "solves_per_type": 2,
+        "steps_per_generation": 2,
+        "held_per_type": 2,
+    }
+    log_dir = tmp_path / "run" / "population"
+    log_dir.mkdir(parents=True)
     rows = [_row(0, 0.125, 0.25), _row(1, 0.25, 0.5)]
-    (tmp_path / "run" / "population" / "log.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    cfg, loaded = load_arm(str(config), str(tmp_path / "run"))
+    (log_dir / "log.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(FileNotFoundError, match="settings.json"):
+        load_arm(str(log_dir))
+    (log_dir / "settings.json").write_text(json.dumps(settings))
+    cfg, loaded = load_arm(str(log_dir))
     assert loaded == rows
     table = arm_table("1T-1S", cfg, loaded)
     assert "1/8 = 0.125 [0.022, 0.471]" in table  # 2 types x 2 proposals x 2 steps = 8 per generation
