@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from rlvr_gym.env import Env, StepResult, feedback
+from rlvr_gym.integrations.episode import ActionTool, text_tool
 from rlvr_gym.types import Message, Task, Verdict
 
 from . import verifier
@@ -58,6 +59,11 @@ class ALFWorldEnv(Env):
     episode_timeout_s = 1800.0
     verify_budget_s: ClassVar[float] = 10.0  # a replay resets the engine and plays up to 40 planner steps
     check_exceptions: ClassVar[dict[str, str]] = {}
+    trainer_tools: ClassVar[tuple[ActionTool, ...]] = (
+        text_tool(
+            "act", "Take one action in the household, for example 'go to desk 1'.", "action", "One action command."
+        ),
+    )
 
     task_source = ALFWorldTasks  # split, seed and the generator options (task types, scenes, size, ...)
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from rlvr_gym.env import Env, StepResult, feedback
+from rlvr_gym.integrations.episode import ActionTool, ToolParam, tagged
 from rlvr_gym.types import Message, Task, Verdict
 
 from . import floor, verifier
@@ -33,6 +34,20 @@ class CodeEnv(Env):
 
     family = "code"
     step_timeout_s = 120.0  # a submission runs the whole hidden test suite (at most ~60 s of sandbox wall time)
+    trainer_tools: ClassVar[tuple[ActionTool, ...]] = (
+        ActionTool(
+            "run",
+            "Run Python code in the sandbox and see its stdout and stderr (counts as one turn).",
+            (ToolParam("code", str, "The Python code to run."),),
+            tagged("run"),
+        ),
+        ActionTool(
+            "submit",
+            "Submit the full solution; it is final and checked against hidden tests.",
+            (ToolParam("code", str, "The complete Python solution."),),
+            tagged("submit"),
+        ),
+    )
 
     def __init__(
         self,

@@ -7,10 +7,11 @@ import random
 import re
 from collections.abc import Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import Any, ClassVar
 
 from rlvr_gym import AnswerEnv, Env, Message, StepResult, Task, Verdict
 from rlvr_gym.env import feedback
+from rlvr_gym.integrations.episode import ActionTool, text_tool
 
 from . import verifier
 from .perception import SEGMENTERS
@@ -22,6 +23,15 @@ _SAME_TEXT_HIDDEN_SCENE = (
     "text; splits are assigned by (mode, scene, program)"
 )
 _TOOL_CALL = re.compile(r"segment\(\s*([a-z]{1,16})\s*\)")
+# every GeoX env (the proposer's too) takes one reply in the format its task states
+TRAINER_TOOLS: tuple[ActionTool, ...] = (
+    text_tool(
+        "answer",
+        "Send your reply in the format the task asks for; it is checked exactly as written.",
+        "text",
+        "Your reply text.",
+    ),
+)
 
 
 class GeoEnv(AnswerEnv):
@@ -30,6 +40,7 @@ class GeoEnv(AnswerEnv):
 
     family = "geo"
     verify_budget_s = 0.2
+    trainer_tools: ClassVar[tuple[ActionTool, ...]] = TRAINER_TOOLS
     task_source = GeoTasks  # split, seed, source, render, mode
 
     def __init__(self, **kwargs: Any) -> None:
@@ -56,6 +67,7 @@ class GeoToolsEnv(Env):
 
     family = "geo"
     verify_budget_s = 0.5
+    trainer_tools: ClassVar[tuple[ActionTool, ...]] = TRAINER_TOOLS
 
     task_source = GeoTasks  # split, seed, source, render, mode; robust_to is this env's segmenter
 

@@ -17,12 +17,14 @@ from __future__ import annotations
 import json
 import random
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
 from rlvr_gym import AnswerEnv, Message, Task, Verdict
 from rlvr_gym.family import TaskSource
+from rlvr_gym.integrations.episode import ActionTool
 
 from . import dsl, verifier
+from .env import TRAINER_TOOLS
 from .sources import get_source
 from .tasks import INSTRUCTIONS, GeoTasks, random_program, valid_task
 
@@ -172,6 +174,7 @@ def _proposal_verdict(valid: bool, why_not: str, *, on_target: bool = False) -> 
 class GeoProposeEnv(AnswerEnv):
     family = "geo"
     verify_budget_s = 0.5
+    trainer_tools: ClassVar[tuple[ActionTool, ...]] = TRAINER_TOOLS
     task_source = ProposeTasks  # split, seed, source, robust_to
 
     def score_answer(self, task: Task, text: str) -> Verdict:

@@ -7,9 +7,10 @@ scaled by `attempt_decay ** (k - 1)`. Scoring is `verifier.verify`.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, ClassVar
 
 from rlvr_gym import AnswerEnv, Task, Verdict
+from rlvr_gym.integrations.episode import ActionTool, text_tool
 
 from . import verifier
 from .dataset import MathDatasetTasks
@@ -19,6 +20,15 @@ from .tasks import MathTasks
 class _MathEnv(AnswerEnv):
     family = "math"
     verify_budget_s = 0.5
+    trainer_tools: ClassVar[tuple[ActionTool, ...]] = (
+        text_tool(
+            "answer",
+            "Submit your final answer; it is checked exactly as written, so use the format the "
+            "task asks for (for example \\boxed{...}).",
+            "text",
+            "Your final answer text.",
+        ),
+    )
 
     def __init__(
         self,

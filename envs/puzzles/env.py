@@ -14,6 +14,7 @@ import numpy as np
 from gymnasium import spaces
 
 from rlvr_gym import Env, Message, StepResult, Task, Verdict, feedback
+from rlvr_gym.integrations.episode import ActionTool, text_tool
 
 from . import floor
 from .frames import DEFAULT_MIN_CONFIDENCE, invalid_verdict
@@ -58,6 +59,16 @@ class PuzzleEnv(Env):
 
 class PuzzleTextEnv(PuzzleEnv):
     """Multi-turn text play; terminates when solved, truncates at `max_turns` with the dense verdict."""
+
+    # the frame variant reads an encoded frame sequence, not moves: it keeps the default `respond(text)`
+    trainer_tools: ClassVar[tuple[ActionTool, ...]] = (
+        text_tool(
+            "play",
+            "Play moves on the board and see the new board; an illegal move rejects the whole message.",
+            "moves",
+            "The moves, for example 'R R D' or 'right, down'.",
+        ),
+    )
 
     max_turns = 30
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from rlvr_gym import Env, Message, StepResult, Task, Verdict
 from rlvr_gym.env import feedback
+from rlvr_gym.integrations.episode import ActionTool, ToolParam, prefixed, schema_tool
 
 from . import floor
 from .tasks import BFCLTasks, DepthTasks
@@ -31,6 +32,12 @@ _PAPER_FLOOR = (
     "reward_mode=paper is TIER's reward as published: well-formed, executing calls earn the process half (0.5) "
     "whatever the answer, a floor above the contract's 5% by the paper's own definition"
 )
+ANSWER_TOOL = ActionTool(
+    "answer",
+    "Give the final answer, as a tool reported it; this ends the episode.",
+    (ToolParam("value", str, "The final value, exactly as the tool output gave it."),),
+    prefixed("Answer: ", "value"),
+)
 
 
 class ToolEnv(Env):
@@ -48,6 +55,15 @@ class ToolEnv(Env):
     def floor_policies(self, task: Task, rng: random.Random) -> dict[str, list[str]]:
         """Constant answers, blind calls, the chain without its answer: check-env's reward floor (floor.py)."""
         return floor.floor_policies(task, rng)
+
+    @property
+    def trainer_tools(self) -> tuple[ActionTool, ...]:
+        """One tool per function of the source's toolset, then `answer(value)`; none (the default tool) when the
+        source has no toolset (BFCL: each task brings its own functions)."""
+        toolset = getattr(self.source, "toolset", None)
+        if toolset is None:
+            return ()
+        return (*(schema_tool(s) for s in toolset.schemas(toolset.names())), ANSWER_TOOL)
 
     def offered(self) -> list[str]:
         assert self.task is not None

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from rlvr_gym import Env, Message, StepResult, Task, Verdict
 from rlvr_gym.env import feedback
+from rlvr_gym.integrations.episode import ActionTool, text_tool
 
 from . import floor
 from .pages import page_url, render_html
@@ -26,6 +27,14 @@ class WebShopEnv(Env):
     max_turns = DEFAULT_MAX_TURNS
     step_timeout_s = 10.0
     verify_budget_s = 0.5
+    trainer_tools: ClassVar[tuple[ActionTool, ...]] = (
+        text_tool(
+            "act",
+            "Take one shop action: search[keywords] or click[text of a clickable].",
+            "action",
+            "One action, for example 'search[usb cable]'.",
+        ),
+    )
 
     task_source = WebShopTasks  # split, seed and the catalog options of `tasks.ShopConfig`
 

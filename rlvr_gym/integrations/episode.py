@@ -5,9 +5,10 @@ the env reads) and reads back observations. The verdict is always the env's own:
 env's verdict, or the env's truncation verdict when the trainer stopped early. Nothing here takes a reward, ground
 truth or verdict from the caller, so a trainer (or a model steering it) cannot set its own score.
 
-Tools: text-action envs get one named action tool per family (`answer(text)`, `play(moves)`, `act(action)`;
-TRL advises against a generic `step`), the code family gets `run(code)` and `submit(code)`, and the tool family gets
-one method per tool of its toolset plus `answer(value)`. An env class may declare its own list as `trainer_tools`.
+Tools: each env declares the tools a trainer offers for it as `trainer_tools` (a class attribute, or a property when
+they depend on the instance), built with the builders below: a named action tool (`answer(text)`, `play(moves)`,
+`act(action)`; TRL advises against a generic `step`), tagged code (`run(code)`, `submit(code)`) or one tool per
+function schema. An env that declares none gets the family-neutral `respond(text)`; this module knows no family.
 Each tool renders its arguments into the action text the env already parses, so the env's parser and verifier
 judge a tool call exactly as they would judge the same text written by the model.
 """
@@ -103,13 +104,18 @@ def verbatim(param: str) -> Callable[[dict[str, Any]], str]:
 
 
 def tagged(tag: str, param: str = "code") -> Callable[[dict[str, Any]], str]:
-    """Render: the argument wrapped in `<tag>...</tag>` (the code family's run/submit format)."""
+    """Render: the argument wrapped in `<tag>...</tag>` on lines of its own (e.g. `<run>` code)."""
     return lambda args: f"<{tag}>\n{_as_text(args[param])}\n</{tag}>"
 
 
 def hermes_call(name: str) -> Callable[[dict[str, Any]], str]:
-    """Render: a `<tool_call>` block, the tool family's call format (its parser validates the arguments)."""
+    """Render: a Hermes `<tool_call>` block calling `name` (the env's parser validates the arguments)."""
     return lambda args: hermes_block(name, args)
+
+
+def prefixed(prefix: str, param: str) -> Callable[[dict[str, Any]], str]:
+    """Render: the argument after a fixed `prefix` (e.g. an `Answer: ` line)."""
+    return lambda args: f"{prefix}{_as_text(args[param])}"
 
 
 def _as_text(value: Any) -> str:
@@ -117,64 +123,12 @@ def _as_text(value: Any) -> str:
 
 
 def text_tool(name: str, description: str, param: str, param_description: str) -> ActionTool:
+    """A tool with one required text parameter that is the action text itself (what a text-action env reads)."""
     return ActionTool(name, description, (ToolParam(param, str, param_description),), verbatim(param))
 
 
-# family -> the one action tool of a text-action env
-FAMILY_TEXT_TOOLS: dict[str, ActionTool] = {
-    "math": text_tool(
-        "answer",
-        "Submit your final answer; it is checked exactly as written, so use the format the "
-        "task asks for (for example \\boxed{...}).",
-        "text",
-        "Your final answer text.",
-    ),
-    "puzzles": text_tool(
-        "play",
-        "Play moves on the board and see the new board; an illegal move rejects the whole message.",
-        "moves",
-        "The moves, for example 'R R D' or 'right, down'.",
-    ),
-    "alfworld": text_tool(
-        "act", "Take one action in the household, for example 'go to desk 1'.", "action", "One action command."
-    ),
-    "webshop": text_tool(
-        "act",
-        "Take one shop action: search[keywords] or click[text of a clickable].",
-        "action",
-        "One action, for example 'search[usb cable]'.",
-    ),
-    "geo": text_tool(
-        "answer",
-        "Send your reply in the format the task asks for; it is checked exactly as written.",
-        "text",
-        "Your reply text.",
-    ),
-}
 DEFAULT_TEXT_TOOL = text_tool(
     "respond", "Send your reply to the environment; it is judged exactly as written.", "text", "Your reply text."
-)
-# env classes whose action is not what their family's tool says (the frame envs take an encoded frame sequence)
-CLASS_TEXT_TOOLS: dict[str, ActionTool] = {"PuzzleFramesEnv": DEFAULT_TEXT_TOOL}
-CODE_TOOLS = (
-    ActionTool(
-        "run",
-        "Run Python code in the sandbox and see its stdout and stderr (counts as one turn).",
-        (ToolParam("code", str, "The Python code to run."),),
-        tagged("run"),
-    ),
-    ActionTool(
-        "submit",
-        "Submit the full solution; it is final and checked against hidden tests.",
-        (ToolParam("code", str, "The complete Python solution."),),
-        tagged("submit"),
-    ),
-)
-ANSWER_VALUE_TOOL = ActionTool(
-    "answer",
-    "Give the final answer, as a tool reported it; this ends the episode.",
-    (ToolParam("value", str, "The final value, exactly as the tool output gave it."),),
-    lambda args: f"Answer: {_as_text(args['value'])}",
 )
 
 
@@ -198,18 +152,10 @@ def schema_tool(schema: Mapping[str, Any]) -> ActionTool:
 
 
 def action_tools(env: Env) -> list[ActionTool]:
-    """The tools a trainer offers for `env` (see the module docstring); the same list for every task of the env."""
+    """The tools a trainer offers for `env`: its declared `trainer_tools`, else `DEFAULT_TEXT_TOOL` (the same list
+    for every task of the env)."""
     declared = getattr(env, "trainer_tools", None)
-    if declared:
-        return list(declared)
-    family = env.family
-    if family == "code":
-        return list(CODE_TOOLS)
-    toolset = getattr(getattr(env, "source", None), "toolset", None)
-    if family == "tools" and toolset is not None:
-        return [schema_tool(s) for s in toolset.schemas(toolset.names())] + [ANSWER_VALUE_TOOL]
-    by_class = next((CLASS_TEXT_TOOLS[c.__name__] for c in type(env).__mro__ if c.__name__ in CLASS_TEXT_TOOLS), None)
-    return [by_class or FAMILY_TEXT_TOOLS.get(family, DEFAULT_TEXT_TOOL)]
+    return list(declared) if declared else [DEFAULT_TEXT_TOOL]
 
 
 # ---- messages ----------------------------------------------------------------------------------------------------

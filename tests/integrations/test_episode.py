@@ -9,6 +9,7 @@ import pytest
 
 import rlvr_gym
 from rlvr_gym.integrations.episode import (
+    DEFAULT_TEXT_TOOL,
     ActionTool,
     CompletionScorer,
     EnvSession,
@@ -130,6 +131,14 @@ def test_tools_of_a_toolset_env():
         "Answer: R D",
     )
     assert tools["answer"].action({"value": 3.5}) == "Answer: 3.5"  # non-text values are written as JSON
+
+
+def test_tools_come_from_the_env_never_from_its_family_name():
+    math_env = type(rlvr_gym.make("rlvr/Math-v0"))
+    bare = type("Bare", (math_env,), {"trainer_tools": ()})  # family "math", no tools of its own
+    assert bare.family == "math" and action_tools(object.__new__(bare)) == [DEFAULT_TEXT_TOOL]
+    own = type("Own", (math_env,), {"trainer_tools": (DEFAULT_TEXT_TOOL, *math_env.trainer_tools)})
+    assert [t.name for t in action_tools(object.__new__(own))] == ["respond", "answer"]
 
 
 def test_oracle_through_a_tool_scores_full_marks_and_verdict_is_final():
