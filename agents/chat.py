@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from rlvr_gym import Agent, AgentStep, EpisodeContext, Generation, GenerationRequest, Message, SamplingParams
-from rlvr_gym.rollout import stable_int
+from rlvr_gym.family import stable_seed
 from rlvr_gym.tool_markup import format_tool_calls
 
 from .templates import encode_chat
@@ -97,7 +97,7 @@ class ChatAgent(Agent):
     def _sampling(self, ctx: EpisodeContext, turn: int) -> SamplingParams:
         """Per-turn seed from the episode seed (or the agent seed), sample index and turn: reproducible episodes."""
         base = ctx.seed if ctx.seed is not None else self.sampling.seed
-        seed = None if base is None else stable_int(f"{base}|{ctx.sample_index}|{turn}")
+        seed = None if base is None else stable_seed(base, ctx.sample_index, turn, bits=31)
         return self.sampling.model_copy(update={"seed": seed})
 
     def _prompt_ids(self, ctx: EpisodeContext, incoming: list[Message], tools: Any) -> list[int]:
@@ -105,8 +105,12 @@ class ChatAgent(Agent):
         if trajectory is None or not ctx.messages:
             return encode_chat(self.tokenizer, incoming, tools=tools)
         ids = next_prompt_ids(
-            self.tokenizer, trajectory.token_ids, ctx.messages, incoming,
-            ended_with=ctx.state.get("ended_with"), tools=tools,
+            self.tokenizer,
+            trajectory.token_ids,
+            ctx.messages,
+            incoming,
+            ended_with=ctx.state.get("ended_with"),
+            tools=tools,
         )
         if ids is None:
             # The template rewrites earlier turns (e.g. drops old reasoning): restart the sequence from a re-render.

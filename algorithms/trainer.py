@@ -32,7 +32,8 @@ import numpy as np
 import torch
 from pydantic import BaseModel
 
-from rlvr_gym.rollout import collect_sync, stable_int
+from rlvr_gym.family import stable_seed
+from rlvr_gym.rollout import collect_sync
 from rlvr_gym.summary import wilson_interval
 from rlvr_gym.types import Episode, SamplingParams
 
@@ -152,7 +153,9 @@ class Trainer:
             return episodes, {"sampling/gen_tokens": float(sum(generated_tokens(ep) for ep in episodes))}
 
         def collect(tasks: list[int], attempt: int) -> list[Episode]:
-            return self.collect_train_episodes(tasks, seed if attempt == 0 else stable_int(f"{seed}:refill:{attempt}"))
+            return self.collect_train_episodes(
+                tasks, seed if attempt == 0 else stable_seed(f"{seed}:refill:{attempt}", bits=31)
+            )
 
         return fill_mixed_groups(self.refill_tasks, collect, self.cfg.rollout.prompts_per_step, ds.max_tries)
 
@@ -376,7 +379,7 @@ class Trainer:
 
     # ---- the loop --------------------------------------------------------------------------------------------------
     def train_step(self) -> dict[str, float]:
-        step_seed = stable_int(f"{self.cfg.seed}:step:{self.step}")
+        step_seed = stable_seed(f"{self.cfg.seed}:step:{self.step}", bits=31)
         seed_everything(step_seed)
         t0 = time.perf_counter()
         cfg = self.cfg

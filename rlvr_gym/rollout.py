@@ -20,7 +20,6 @@ Design points (each one a known pain in other frameworks):
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 import time
@@ -34,6 +33,7 @@ from .agent import Agent
 from .env import Env, StepResult
 from .env_handles import ISOLATIONS, EnvLimits, EnvRecipe, LocalEnv, ProcessEnv, RemoteEnvError
 from .episode_log import EpisodeLog, LogScan, RunLock
+from .family import stable_seed
 from .manifest import build_manifest, check_resume, write_manifest
 from .types import (
     EPISODE_SCHEMA_VERSION,
@@ -50,7 +50,7 @@ from .types import (
 )
 from .workers import EnvWorkers
 
-__all__ = ["EpisodeLog", "EpisodeSpec", "Runner", "collect", "collect_sync", "plan_episodes", "stable_int"]
+__all__ = ["EpisodeLog", "EpisodeSpec", "Runner", "collect", "collect_sync", "plan_episodes"]
 
 log = logging.getLogger(__name__)
 
@@ -67,11 +67,6 @@ _EMPTY_EPISODE = {  # an Episode's fields after the plan's, at their defaults (n
     "timings": None,
 }
 EnvHandle = LocalEnv | ProcessEnv
-
-
-def stable_int(text: str, bits: int = 31) -> int:
-    """A process-independent integer hash (Python's `hash` is salted per process)."""
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big") % (1 << bits)
 
 
 @dataclass(frozen=True)
@@ -104,7 +99,7 @@ def plan_episodes(env_id: str, tasks: TaskSpec, group_size: int, seed: int) -> l
         for sample in range(group_size):
             episode_id = f"{group_id}|s{sample}"
             specs.append(
-                EpisodeSpec(episode_id, group_id, key, index, task, sample, stable_int(f"{seed}|{key}|{sample}"))
+                EpisodeSpec(episode_id, group_id, key, index, task, sample, stable_seed(seed, key, sample, bits=31))
             )
     return specs
 
