@@ -3,9 +3,10 @@
 | group                  | object                                  | used by                     |
 |------------------------|-----------------------------------------|-----------------------------|
 | `rlvr_gym.envs`        | a function that calls `register(...)`   | `rlvr_gym.make`, `list`     |
+| `rlvr_gym.env_ids`     | id -> the function that registers it    | `gymnasium.make` at import  |
 | `rlvr_gym.agents`      | a factory `(arg, **options) -> Agent`   | agent specs (`openai:m@u`)  |
 | `rlvr_gym.estimators`  | an advantage estimator class/function   | `algorithms.advantages`     |
-| `rlvr_gym.sandboxes`   | a factory `(**options) -> Sandbox`      | sandbox backend names       |
+| `rlvr_gym.trainers`    | a `Trainer` subclass                    | `algorithm.name` in configs |
 | `rlvr_gym.commands`    | `main(argv) -> int`                     | `rlvr-gym <command>`        |
 
 Adding a part is one file plus one line in the package's `pyproject.toml`.
@@ -17,10 +18,7 @@ import importlib.metadata
 from typing import Any
 
 ENVS = "rlvr_gym.envs"
-AGENTS = "rlvr_gym.agents"
 ESTIMATORS = "rlvr_gym.estimators"
-SANDBOXES = "rlvr_gym.sandboxes"
-COMMANDS = "rlvr_gym.commands"
 
 
 def entry_points(group: str) -> dict[str, importlib.metadata.EntryPoint]:
