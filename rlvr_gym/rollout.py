@@ -721,9 +721,6 @@ def jsonable(value: Any) -> Any:
         return json.loads(json.dumps(value, default=_default))
 
 
-_jsonable = jsonable  # older name
-
-
 def _default(obj: Any) -> Any:
     if hasattr(obj, "model_dump"):
         return obj.model_dump(mode="json")

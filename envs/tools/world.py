@@ -125,7 +125,8 @@ def _unit_hash(*parts: str) -> int:
     return int(hashlib.sha256("|".join(parts).encode()).hexdigest()[:8], 16)
 
 
-def _weather(city: str) -> tuple[float, str]:
+def weather(city: str) -> tuple[float, str]:
+    """A city's (temperature in °C, condition): hashed from its name and latitude, so every run sees the same."""
     h = _unit_hash("weather", city)
     lat = abs(CITIES[city][1])
     temperature = round(32.0 - lat * 0.45 + (h % 70) / 10.0, 1)
@@ -172,4 +173,3 @@ class World:
 
 FLIGHTS = _flights()
 AIRPORTS: dict[str, str] = {info[4]: city for city, info in CITIES.items()}
-weather = _weather
