@@ -43,29 +43,34 @@ def write_factors(model: Any, adapter: str, factors: Factors) -> None:
             layer.lora_B[adapter].weight.copy_(b.to(layer.lora_B[adapter].weight.dtype))
 
 
-def factors_from_run(model: Any, source: str | Path, adapter: str) -> Factors:
-    """(A, B) per layer of a single-adapter LoRA run (`rlvr-gym sft` / `train`: a run dir, checkpoint or file),
-    keyed as `read_factors` keys them, so `adapter` can start from it. Raises when the layers or shapes differ."""
+def run_factors(source: str | Path) -> Factors:
+    """(A, B) per layer of a single-adapter LoRA run (`rlvr-gym sft` / `train`: a run dir, checkpoint or file), keyed
+    by module name as `read_factors` keys them."""
     from safetensors.torch import load_file
 
     from rlvr_gym.algorithms.checkpoint import trained_weights_file
 
     path = trained_weights_file(source)
-    tensors = load_file(str(path))
     factors: dict[str, list[torch.Tensor]] = {}
-    for name, value in tensors.items():
+    for name, value in load_file(str(path)).items():
         module, sep, rest = name.partition(".lora_")
         if not sep or not rest.startswith(("A.", "B.")):
             raise ValueError(f"{path}: {name} is not a LoRA factor (a full fine-tune cannot seed an adapter)")
         factors.setdefault(module, [torch.empty(0), torch.empty(0)])[rest[0] == "B"] = value
+    return {module: (a, b) for module, (a, b) in factors.items()}
+
+
+def factors_from_run(model: Any, source: str | Path, adapter: str) -> Factors:
+    """`run_factors(source)`, checked to fit `adapter` of `model` (same layers, same shapes) so it can start from it."""
+    factors = run_factors(source)
     layers = {n: m for n, m in lora_layers(model).items() if adapter in m.lora_A}
     if set(factors) != set(layers):
-        raise ValueError(f"{path} adapts other layers than {adapter} ({len(factors)} vs {len(layers)})")
+        raise ValueError(f"{source} adapts other layers than {adapter} ({len(factors)} vs {len(layers)})")
     for module, (a, b) in factors.items():
         want = (layers[module].lora_A[adapter].weight.shape, layers[module].lora_B[adapter].weight.shape)
         if (a.shape, b.shape) != want:
-            raise ValueError(f"{path}: {module} has LoRA shapes {tuple(a.shape)}/{tuple(b.shape)}, want {want}")
-    return {module: (a, b) for module, (a, b) in factors.items()}
+            raise ValueError(f"{source}: {module} has LoRA shapes {tuple(a.shape)}/{tuple(b.shape)}, want {want}")
+    return factors
 
 
 def add_members(model: Any, names: list[str], config: Any) -> None:

@@ -117,6 +117,26 @@ def arm_table(name: str, config: PopulationConfig, rows: list[dict[str, Any]]) -
     return "\n".join(lines)
 
 
+def moved_from_start(log_dir: str | Path, start: str | Path) -> dict[str, float]:
+    """||delta W_end - delta W_start|| per member of an arm's last checkpoint (LoRA scale included), where the start
+    is the run every member was seeded from (`init_adapter`): how far training and evolution took each adapter.
+    Its own ||delta W|| says little after a cold start, whose delta W is large to begin with."""
+    import torch
+
+    from .adapters import run_factors
+    from .lowrank import products
+
+    config, _ = load_arm(str(log_dir))
+    scale = config.alpha / config.rank
+    state = torch.load(Path(log_dir) / "population.pt", weights_only=False)
+    begin = products(run_factors(start))
+    out = {}
+    for member, factors in state["adapters"].items():
+        end = products(factors)
+        out[member] = sum(float((scale * (end[k] - begin[k]).double()).pow(2).sum()) for k in end) ** 0.5
+    return out
+
+
 def plot(arms: dict[str, list[dict[str, Any]]], out: str | Path) -> None:
     """Four panels per generation: valid-proposal rate, mean solver reward, held solve rate, ||delta W||."""
     import matplotlib
@@ -150,12 +170,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--arm", nargs=2, action="append", metavar=("NAME", "LOG_DIR"), required=True)
     parser.add_argument("--png")
+    parser.add_argument("--start", help="the init_adapter run: print how far each member moved from it")
     args = parser.parse_args(argv)
     arms = {}
     for name, log_dir in args.arm:
         config, rows = load_arm(log_dir)
         arms[name] = rows
         print(arm_table(name, config, rows) + "\n")
+        if args.start:
+            moved = moved_from_start(log_dir, args.start)
+            print(
+                f"{name}: moved from the start (‖ΔW_end − ΔW_start‖): "
+                + ", ".join(f"{m} {v:.3f}" for m, v in moved.items())
+                + "\n"
+            )
     if args.png:
         plot(arms, args.png)
     return 0

@@ -116,3 +116,22 @@ def test_every_member_starts_from_the_sft_factors_plus_its_own_noise(sft_run):
 def test_a_cold_start_of_another_shape_is_refused(sft_run):
     with pytest.raises(ValueError, match="LoRA shapes"):
         _population(sft_run["cfg"].run_dir, sft_run["tokenizer"], rank=2, alpha=4)
+
+
+def test_report_measures_how_far_each_member_moved_from_the_cold_start(sft_run, tmp_path):
+    import json
+    from dataclasses import asdict
+
+    from rlvr_gym.algorithms.populora.adapters import read_factors, write_factors
+    from rlvr_gym.algorithms.populora.report import moved_from_start
+
+    run_dir = sft_run["cfg"].run_dir
+    population = _population(run_dir, sft_run["tokenizer"])
+    factors = read_factors(population.model, "student1")
+    write_factors(population.model, "student1", {n: (a, b + 0.05) for n, (a, b) in factors.items()})
+    population.save(tmp_path / "population.pt")
+    (tmp_path / "settings.json").write_text(json.dumps(asdict(population.config)))
+    (tmp_path / "log.jsonl").write_text("")
+    moved = moved_from_start(tmp_path, run_dir)
+    assert set(moved) == set(population.members)
+    assert 0 < moved["teacher0"] < 0.05 < moved["student1"]  # B noise only vs. a member that was moved
