@@ -32,9 +32,6 @@ Trajectory = Sequence[str]
 Verifier = Callable[[Task, Trajectory], Verdict]
 """The one verifier signature: pure, deterministic, usable without the env (offline re-scoring)."""
 
-WrongAnswers = Callable[[Task, random.Random], list[list[str]]]
-"""A family's wrong-answer generator: plausible trajectories that must NOT pass (near misses, mutants)."""
-
 
 def task_id(family: str, split: str, index: int) -> str:
     """The one task-id format: `family/split/index` (e.g. `math/train/17`)."""

@@ -25,7 +25,7 @@ import random
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 FLOOR_SHARE = 0.05  # the most a non-solving policy may earn, as a share of the oracle's mean reward
 FLOOR_TURNS = 3  # turns a repeated generic action is played for (fewer when the env allows fewer)
@@ -33,12 +33,6 @@ FILL_TOKENS = ("N", "x", "answer", "<value>", "0", "...")
 CONSTANTS = ("0", "1", "yes", "A", "N", "True")
 
 Trajectory = list[str]
-
-
-class FloorHook(Protocol):
-    """What an env may offer the floor check: non-solving policies in its own action syntax."""
-
-    def floor_policies(self, task: Any, rng: random.Random) -> dict[str, Trajectory]: ...
 
 
 @dataclass(frozen=True)

@@ -187,10 +187,6 @@ def engine_lock() -> threading.RLock:
     return _fd_lock
 
 
-def cache_stats() -> dict[str, dict[str, int]]:
-    return {name: {"hits": m.hits, "misses": m.misses, "size": len(m.store)} for name, m in _memos.items()}
-
-
 def clear_caches() -> None:
     for memo in _memos.values():
         memo.clear()

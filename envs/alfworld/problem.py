@@ -17,10 +17,6 @@ MAX_INSTANCES = 3
 _PDDL_CHARS = {"-": "_minus_", "#": "-", "|": "_bar_", "+": "_plus_", ".": "_dot_", ",": "_comma_"}
 
 
-class SampleError(ValueError):
-    """This scene cannot host the requested task (the generator tries another one)."""
-
-
 def fix_pddl_chars(text: str) -> str:
     """ALFRED ids → PDDL names, exactly alfworld's escaping (so its demangler names them "apple 1" etc.)."""
     return "".join(_PDDL_CHARS.get(ch, ch) for ch in text)

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-PROGRAM_FILENAME = "solution.py"
-
 
 @dataclass(frozen=True)
 class Program:

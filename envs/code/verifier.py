@@ -302,11 +302,6 @@ def wrong_answers(task: Task, rng: random.Random) -> list[list[str]]:
     return [[format_submission(source)] for source in made.values()]
 
 
-def score_code(task: Task, code: str, *, rubric: Rubric | None = None, executor: CodeExecutor | None = None) -> Verdict:
-    """The verdict of `code` as a solution of `task` (a program, not an action)."""
-    return judge_submission(task, code, rubric=rubric, executor=executor)[0]
-
-
 def score_many(
     tasks: Sequence[Task], codes: Sequence[str], *, rubric: Rubric | None = None, executor: CodeExecutor | None = None
 ) -> list[Verdict]:

@@ -5,7 +5,6 @@ Both are checked only by re-executing programs on ground-truth scenes, never by 
 
 from __future__ import annotations
 
-import random
 import re
 from typing import Any
 
@@ -65,20 +64,3 @@ def outcome(program: Any, scene) -> str | None:
     except dsl.ProgramError:
         return None
     return value
-
-
-def make_abduction(program: list[Any], scene, rng: random.Random) -> dict[str, Any] | None:
-    """Pick a literal hole whose value matters: some other candidate changes or breaks the output."""
-    slots = literal_slots(program)
-    rng.shuffle(slots)
-    target = outcome(program, scene)
-    for path, kind in slots:
-        others = [c for c in CANDIDATES[kind] if c != get(program, path)]
-        if any(outcome(substitute(program, path, c), scene) != target for c in others):
-            return {
-                "path": list(path),
-                "kind": kind,
-                "answer": get(program, path),
-                "shown": substitute(program, path, HOLE),
-            }
-    return None

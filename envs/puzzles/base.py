@@ -241,8 +241,3 @@ class Puzzle(ABC):
     def trajectory_metrics(self, states: list[Hashable]) -> dict[str, float]:
         """Weight-0 metrics over the whole legal trajectory (text states or frame states), e.g. Maze path F1."""
         return {}
-
-
-def cell_name(index: int, cols: int) -> str:
-    """(row, col) of a flat index, as shown to agents."""
-    return f"({index // cols},{index % cols})"

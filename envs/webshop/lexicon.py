@@ -133,7 +133,6 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "connector": ("style", _CONNECTORS),
     "watts": ("wattage", _WATTS),
 }
-OPTION_VALUES: dict[str, tuple[str, ...]] = {key: values for key, (_, values) in OPTIONS.items()}
 SIZE_OPTION_KEYS = tuple(k for k, (name, _) in OPTIONS.items() if name == "size")
 
 # ---- attribute sets per category (WebShop mined TF-IDF bigrams per category; these are in that style) -----------

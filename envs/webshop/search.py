@@ -32,7 +32,6 @@ from .porter import porter_stem
 SEARCH_RETURN_N = 50
 MAX_QUERY_TERMS = 64
 K1, B = 0.9, 0.4  # Anserini's BM25 defaults, which the original's LuceneSearcher uses
-TANTIVY_K1_B = (1.2, 0.75)  # fixed inside tantivy
 MAX_TIE = 5000  # widest tie window fetched from tantivy when its doc ids are not catalog order
 INDEX_VERSION = 3  # bump when the document terms change: it keys the on-disk index
 FILLER = "_"  # never produced by `analyze`, so no query can match it

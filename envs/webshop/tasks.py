@@ -31,7 +31,6 @@ from .reward import Goal
 from .search import DEFAULT_ENGINE, SearchEngine, get_engine
 from .shop import ShopSession
 
-PRICE_GRID = tuple(range(10, 1000, 10))
 # Index i keeps goals whose instruction hash is i mod the window: no repeat within a window of indices. Eval keeps
 # 1 draw in 10 already, so its window is smaller at the same cost per task.
 WINDOWS = {"train": 256, "eval": 32}
