@@ -1,7 +1,7 @@
 """ChatAgent: the generic model agent over any Policy (HF, vLLM, OpenAI-compatible).
 
 Per episode it keeps the conversation in the `EpisodeContext`. With a tokenizer-backed policy (HF, in-process vLLM)
-it works token-in/token-out (see `tito`): after the first turn the prompt is the exact previous tokens plus the
+it works token-in/token-out (see `token_in_token_out`): after the first turn the prompt is the exact previous tokens plus the
 template delta of the new observation, and `ctx.state["trajectory"]` holds the token ids, the assistant mask and
 the logprobs. With an HTTP policy (no tokenizer) it sends the messages.
 
@@ -18,7 +18,7 @@ from rlvr_gym.family import stable_seed
 from rlvr_gym.tool_markup import format_tool_calls
 
 from .templates import encode_chat
-from .tito import TokenTrajectory, next_prompt_ids
+from .token_in_token_out import TokenTrajectory, next_prompt_ids
 
 SAMPLING_OPTIONS = tuple(SamplingParams.model_fields)
 
@@ -53,8 +53,8 @@ class ChatAgent(Agent):
         self.sampling = sampling or SamplingParams()
         self.tools = tools
         self.tokenizer = getattr(policy, "tokenizer", None)
-        self.tito = self.tokenizer is not None if token_in_token_out is None else token_in_token_out
-        if self.tito and self.tokenizer is None:
+        self.token_in_token_out = self.tokenizer is not None if token_in_token_out is None else token_in_token_out
+        if self.token_in_token_out and self.tokenizer is None:
             raise ValueError("token-in/token-out needs a policy with a tokenizer")
 
     async def act(self, ctx: EpisodeContext, observation: list[Message]) -> AgentStep:
@@ -62,14 +62,14 @@ class ChatAgent(Agent):
         incoming = self._incoming(ctx, observation)
         tools = self.tools if self.tools is not None else ctx.task.metadata.get("tools")
         request = GenerationRequest(tools=tools, sampling=self._sampling(ctx, turn))
-        if self.tito:
+        if self.token_in_token_out:
             request.prompt_token_ids = self._prompt_ids(ctx, incoming, tools)
         else:
             request.messages = [*ctx.messages, *incoming]
         generation = (await self.policy.generate([request]))[0]
         ctx.messages.extend(incoming)
         ctx.messages.append(Message(role="assistant", content=generation.text, tool_calls=generation.tool_calls))
-        if self.tito:
+        if self.token_in_token_out:
             self._record_tokens(ctx, generation)
         ctx.state["turns"] = turn + 1
         return AgentStep(text=action_text(generation), generation=generation)

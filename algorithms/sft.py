@@ -167,7 +167,7 @@ def example_row(tokenizer: Any, example: dict[str, Any], max_len: int) -> Row:
     """Prompt in the chat template (generation prompt added) + reply + the template's end of turn; loss mask on
     the reply part only. Truncation keeps the end of the prompt, never the reply (a cut reply would teach cuts)."""
     from rlvr_gym.agents.templates import encode_chat, encode_text
-    from rlvr_gym.agents.tito import end_of_turn_suffix
+    from rlvr_gym.agents.token_in_token_out import end_of_turn_suffix
 
     messages = [Message.model_validate(m) for m in example["messages"]]
     prompt = encode_chat(tokenizer, messages)

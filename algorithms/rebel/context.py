@@ -26,7 +26,7 @@ class CurrentTurnAgent(ChatAgent):
             prompt = [Message(role="system", content=self.system_prompt), *prompt]
         tools = self.tools if self.tools is not None else ctx.task.metadata.get("tools")
         request = GenerationRequest(tools=tools, sampling=self._sampling(ctx, turn))
-        if self.tito:
+        if self.token_in_token_out:
             request.prompt_token_ids = encode_chat(self.tokenizer, prompt, tools=tools)
         else:
             request.messages = prompt

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rlvr_gym import Generation, Message, SamplingParams, Task, Turn
 from rlvr_gym.agents.chat import ChatAgent, action_text, split_agent_options
 from rlvr_gym.agents.templates import encode_chat
-from rlvr_gym.agents.tito import trajectory_from_turns
+from rlvr_gym.agents.token_in_token_out import trajectory_from_turns
 from rlvr_gym.envs.tools.parsing import parse_tool_calls
 
 TASK = Task(id="t", prompt="unused")
@@ -83,7 +83,7 @@ async def test_per_episode_seeds_are_derived_and_forwarded():
 async def test_messages_mode_sends_history_and_system_prompt():
     policy = RecordingPolicy(reply="four")
     agent = ChatAgent(policy, system_prompt="Be brief.")
-    assert agent.tito is False
+    assert agent.token_in_token_out is False
     ctx = agent.start(TASK, seed=1)
     await agent.act(ctx, [Message(role="system", content="Env rules."), Message(role="user", content="2+2?")])
     await agent.act(ctx, [Message(role="user", content="sure?")])
@@ -119,6 +119,6 @@ async def test_smollm2_spec_through_make_agent():
 
     agent = rlvr_gym.make_agent("smollm2", temperature=0.0, max_new_tokens=4, seed=0, concurrency=2,
                                 api_key_env="X", timeout_s=3, max_retries=1)
-    assert agent.name == "smollm2" and agent.tito and agent.policy.batcher.max_batch_size == 2
+    assert agent.name == "smollm2" and agent.token_in_token_out and agent.policy.batcher.max_batch_size == 2
     step = await agent.act(agent.start(TASK, seed=0), [Message(role="user", content="Hi")])
     assert step.generation.token_ids and len(step.generation.token_ids) <= 4

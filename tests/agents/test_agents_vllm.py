@@ -27,7 +27,7 @@ def test_make_agent_spec_routes_to_the_backend():
 async def test_vllm_serve_token_in_token_out_over_completions(fake_server, smollm2_dir):
     agent = vllm_backend.vllm_agent(f"m@{fake_server.url}", tokenizer=str(smollm2_dir), max_new_tokens=3,
                                     temperature=0.0, max_retries=1)
-    assert agent.tito
+    assert agent.token_in_token_out
     ctx = agent.start(Task(id="t", prompt="x"), seed=0)
     s1 = await agent.act(ctx, [Message(role="user", content="2+2?")])
     s2 = await agent.act(ctx, [Message(role="user", content="sure?")])
