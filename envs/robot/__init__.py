@@ -1,8 +1,9 @@
 """Robot-program family (RoboEval-style): our own generated tasks, programs run in the sandbox, trusted replay.
 
-`simulator.py` is the robot, `temporal.py`/`checkspec.py` the checks over its call trace, `kinds.py`/`tasks.py`
-the task generator, `execution.py` + `sandbox_job.py` the sandboxed batch runs, `replay.py` the trusted replay,
-`verifier.py` the reward, `env.py` the envs and `roboeval.py` the eval-only loader of a user's RoboEval checkout.
+`simulator.py` is the robot, `temporal.py`/`checkspec.py` the checks over its call trace,
+`constraint_kinds.py`/`tasks.py` the task generator, `execution.py` + `sandbox_job.py` the sandboxed batch runs,
+`replay.py` the trusted replay, `verifier.py` the reward, `env.py` the envs and `roboeval.py` the eval-only loader
+of a user's RoboEval checkout.
 Licence: no RoboEval content is in this package; see docs/robot.md.
 """
 

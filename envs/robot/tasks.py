@@ -1,4 +1,4 @@
-"""Generated robot-program tasks: per-index seeded drafts from `kinds.py`, disjoint train/eval splits.
+"""Generated robot-program tasks: per-index seeded drafts from `constraint_kinds.py`, disjoint train/eval splits.
 
 Each task's hidden `ground_truth` holds the world states, one check spec per state and the mutants; the public
 metadata names the kind, its constraint labels and the number of states, never the states or checks.
@@ -13,7 +13,7 @@ from typing import Any
 from rlvr_gym import Task
 from rlvr_gym.family import TaskSource
 
-from .kinds import KINDS, PROGRAM_ONLY, Draft, program
+from .constraint_kinds import KINDS, PROGRAM_ONLY, Draft, program
 
 API_DOC = """You control a mobile robot through these Python functions (already defined, do not import them):
 - get_current_location() -> str: the room the robot is in now.

@@ -9,7 +9,7 @@ import pytest
 
 from rlvr_gym.envs.robot import vocab
 from rlvr_gym.envs.robot.checkspec import holds
-from rlvr_gym.envs.robot.kinds import KINDS
+from rlvr_gym.envs.robot.constraint_kinds import KINDS
 from rlvr_gym.envs.robot.program import extract
 from rlvr_gym.envs.robot.replay import API
 from rlvr_gym.envs.robot.simulator import RobotError, WorldState, make_robot

@@ -1,7 +1,7 @@
 """The task kinds: each draws an instruction, several world states with one check each, a reference program that
 passes every state, and mutants (wrong room, wrong order, missing step, hard-coded state) that must fail.
 
-One function per constraint kind of the spec (action location, event ordering, manipulation, initial/terminal,
+One function per RoboEval constraint kind (action location, event ordering, manipulation, initial/terminal,
 conditional on answers, open-world knowledge, exhaustive search, search and deliver). All words come from
 `vocab.py`; everything is the project's own.
 """
