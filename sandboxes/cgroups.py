@@ -1,8 +1,8 @@
 """Per-slot job cgroups (cgroup v1: memory, pids, cpu, cpuacct, freezer), created and removed by the host side.
 
 Each slot of a sandbox gets ``<own cgroup>/rlvr-<pid>-<tag>/slot<k>-<generation>`` in every hierarchy. Only
-the control files in ``_inside/paths.CGROUP_FILES`` are bound into the slot's sandbox (``binds``); the job's
-first process moves itself in and every process it starts stays there (see ``_inside/jobcgroup.py``). The
+the control files in ``in_sandbox/paths.CGROUP_FILES`` are bound into the slot's sandbox (``binds``); the job's
+first process moves itself in and every process it starts stays there (see ``in_sandbox/jobcgroup.py``). The
 sandbox's base group gets ``cpu.shares`` of one process per slot, and every slot the same share of it, so a job
 running many processes weighs as much as one running one.
 """
@@ -14,8 +14,8 @@ import secrets
 import time
 from pathlib import Path
 
-from ._inside.paths import CGROUP_DIR, CGROUP_FILES
 from .errors import SandboxUnavailable
+from .in_sandbox.paths import CGROUP_DIR, CGROUP_FILES
 
 ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = tuple(CGROUP_FILES)

@@ -6,14 +6,14 @@ limits, all capabilities dropped but the few the trusted runner needs, no-new-pr
 PID 1. When the engine runs on this machine and we are root, the slot's per-job host cgroups (``cgroups.py``)
 are bound in, exactly as for the local backend.
 
-Two ways to run a job, both through the very same ``jobcore.run_job`` as the local backend (clean template,
+Two ways to run a job, both through the very same ``job_lifecycle.run_job`` as the local backend (clean template,
 per-job uid and cgroup, hidepid /proc, rlimits, seccomp, freeze-and-kill and safe wipe after the job; sharing
 that code is what makes both backends report the same ``ExecResult.status`` for the same request):
 
 * ``persistent=True`` (default): one long-lived ``exec`` per container runs the warm worker
-  (``_inside/worker.py``); jobs go over the exec's attached stdin/stdout stream (Docker's multiplexed framing),
+  (``in_sandbox/worker.py``); jobs go over the exec's attached stdin/stdout stream (Docker's multiplexed framing),
   so a job costs a fork inside the container, not an ``exec`` round trip through the engine (~150 ms on podman).
-* ``persistent=False``: one ``exec`` of ``_inside/runjob.py`` per job.
+* ``persistent=False``: one ``exec`` of ``in_sandbox/runjob.py`` per job.
 
 Containers are created on first use and re-created when a request needs different container-level limits
 (memory, processes, disk), when the runner reports leftovers, or after ``max_jobs`` jobs.
@@ -33,12 +33,12 @@ import tarfile
 import threading
 
 from . import spec as specmod
-from ._inside import framing, jobcore
-from ._inside.paths import PATH
 from .base import BaseSandbox, ExecRequest, ExecResult, Limits, Status
 from .cgroups import CgroupSlots
 from .errors import SandboxUnavailable
-from .local import INSIDE_DIR
+from .in_sandbox import framing, job_lifecycle
+from .in_sandbox.paths import PATH
+from .local import IN_SANDBOX_DIR
 from .podman import DEFAULT_IMAGE, ensure_service, image_present
 
 RUNNER_CAPS = [
@@ -168,7 +168,7 @@ class _Slot:
             cap_add=RUNNER_CAPS,
             security_opt=["no-new-privileges"],
             volumes={
-                str(INSIDE_DIR): {"bind": "/opt/rlvr", "mode": "ro"},
+                str(IN_SANDBOX_DIR): {"bind": "/opt/rlvr", "mode": "ro"},
                 **{host: {"bind": inside, "mode": "rw"} for host, inside in (cgroup_binds or {}).items()},
             },
             cpu_shares=1024,
@@ -301,9 +301,9 @@ class DockerSandbox(BaseSandbox):
             probe.close()
         self._tag = f"rlvr-sbx-{os.getpid()}-{secrets.token_hex(3)}"
         # a random block above the local backend's range (which ends below 2.1e9); uid_t is 32-bit
-        if not 1 <= containers <= jobcore.MAX_SLOTS:
-            raise ValueError(f"containers must be between 1 and {jobcore.MAX_SLOTS}")
-        self._uid_base = 2_150_000_000 + secrets.randbelow(8000) * jobcore.UID_ROTATION * jobcore.MAX_SLOTS
+        if not 1 <= containers <= job_lifecycle.MAX_SLOTS:
+            raise ValueError(f"containers must be between 1 and {job_lifecycle.MAX_SLOTS}")
+        self._uid_base = 2_150_000_000 + secrets.randbelow(8000) * job_lifecycle.UID_ROTATION * job_lifecycle.MAX_SLOTS
         self._cgroups = _local_cgroups(containers) if cgroups else None
         self._cgroup_parent = self._cgroups.container_parent(containers) if self._cgroups else None
         self._host_pidns = os.stat("/proc/self/ns/pid").st_ino
@@ -345,8 +345,8 @@ class DockerSandbox(BaseSandbox):
 
     def slot_uids(self, slot: int) -> range:
         """The uids jobs of ``slot`` run as (one per job, rotating)."""
-        base = self._uid_base + slot * jobcore.UID_ROTATION
-        return range(base, base + jobcore.UID_ROTATION)
+        base = self._uid_base + slot * job_lifecycle.UID_ROTATION
+        return range(base, base + job_lifecycle.UID_ROTATION)
 
     def _release(self, slot: int, box: _Slot, recycle: bool) -> None:
         if recycle or box.jobs >= self.max_jobs or self._closed:

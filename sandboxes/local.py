@@ -11,7 +11,7 @@ Isolation layers (outermost first):
 * **per-job cgroups** (``cgroups.py``): memory, pids, CPU time, CPU weight of the whole job; the job's end is a
   freeze + kill of its cgroup, checked empty before the slot takes another job.
 * **per-job uid** (rotating within the slot's range, never 0), no capabilities, no-new-privs, rlimits, and a
-  **seccomp** filter (``_inside/seccomp_filter.py``) on every syscall ABI.
+  **seccomp** filter (``in_sandbox/seccomp_filter.py``) on every syscall ABI.
 * **clean template**: each job is forked from a template interpreter that never received any job's data.
 
 Workers are restarted after ``max_jobs`` jobs, when they die, or when a job's cleanup is not verified complete.
@@ -32,14 +32,14 @@ import threading
 from pathlib import Path
 
 from . import spec as specmod
-from ._inside import framing, jobcore
-from ._inside.paths import JOB_DIR, PATH
 from .base import BaseSandbox, ExecRequest, ExecResult, Limits, Status
 from .cgroups import CgroupSlots
 from .errors import SandboxUnavailable
+from .in_sandbox import framing, job_lifecycle
+from .in_sandbox.paths import JOB_DIR, PATH
 
 SANDBOX_PYTHON = "/usr/bin/python3"
-INSIDE_DIR = Path(__file__).resolve().parent / specmod.INSIDE_DIR_NAME
+IN_SANDBOX_DIR = Path(__file__).resolve().parent / specmod.IN_SANDBOX_DIR_NAME
 ETC_ALLOWLIST = ("/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives", "/etc/mime.types")
 MERGED_USR_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 PROTOCOL_GRACE_S = 15.0
@@ -170,7 +170,7 @@ class _Worker:
             str(runtime / "group"),
             "/etc/group",
             "--ro-bind",
-            str(INSIDE_DIR),
+            str(IN_SANDBOX_DIR),
             "/opt/rlvr",
             "--proc",
             "/proc",
@@ -246,13 +246,13 @@ class LocalSandbox(BaseSandbox):
         self.max_jobs = max_jobs
         self.inline_python = inline_python
         self.protections = dict(protections or {})
-        self.size = workers or min(jobcore.MAX_SLOTS, max(2, os.cpu_count() or 2))
-        if not 1 <= self.size <= jobcore.MAX_SLOTS:
-            raise ValueError(f"workers must be between 1 and {jobcore.MAX_SLOTS}")
+        self.size = workers or min(job_lifecycle.MAX_SLOTS, max(2, os.cpu_count() or 2))
+        if not 1 <= self.size <= job_lifecycle.MAX_SLOTS:
+            raise ValueError(f"workers must be between 1 and {job_lifecycle.MAX_SLOTS}")
         self._runtime = Path(tempfile.mkdtemp(prefix="rlvr-sandbox-"))
         os.chmod(self._runtime, 0o755)
         # a random block of uids per instance (8000 blocks), so two sandboxes on one machine rarely share any
-        self._uid_base = 1_000_000 + secrets.randbelow(8000) * jobcore.UID_ROTATION * jobcore.MAX_SLOTS
+        self._uid_base = 1_000_000 + secrets.randbelow(8000) * job_lifecycle.UID_ROTATION * job_lifecycle.MAX_SLOTS
         self._write_identity_files()
         self._cgroups = CgroupSlots(self.size) if cgroups else None
         self._idle: queue.LifoQueue[tuple[int, _Worker | None]] = queue.LifoQueue()
@@ -265,8 +265,8 @@ class LocalSandbox(BaseSandbox):
 
     def slot_uids(self, slot: int) -> range:
         """The uids jobs of ``slot`` run as (one per job, rotating)."""
-        base = self._uid_base + slot * jobcore.UID_ROTATION
-        return range(base, base + jobcore.UID_ROTATION)
+        base = self._uid_base + slot * job_lifecycle.UID_ROTATION
+        return range(base, base + job_lifecycle.UID_ROTATION)
 
     def _write_identity_files(self) -> None:
         (self._runtime / "passwd").write_text(

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from .base import ExecRequest, ExecResult, Status, extract_evidence
 
-INSIDE_DIR_NAME = "_inside"
+IN_SANDBOX_DIR_NAME = "in_sandbox"
 
 
 def to_spec(request: ExecRequest, inline_python: bool = True) -> dict:
-    """The job as jobcore.run_job expects it (plain JSON-able values and bytes).
+    """The job as job_lifecycle.run_job expects it (plain JSON-able values and bytes).
 
     ``inline_python``: run ``code`` in a fork of the slot's warm template interpreter (fast) rather than exec'ing
     a new ``python3 main.py``. The template is a fresh interpreter that never receives any request's data, so
@@ -32,7 +32,7 @@ def to_spec(request: ExecRequest, inline_python: bool = True) -> dict:
 
 
 def to_result(raw: dict, backend: str) -> ExecResult:
-    """An ExecResult from jobcore's raw outcome; evidence records are cut out of stdout here."""
+    """An ExecResult from job_lifecycle's raw outcome; evidence records are cut out of stdout here."""
     stdout = (raw.get("stdout") or b"").decode("utf-8", errors="replace")
     stderr = (raw.get("stderr") or b"").decode("utf-8", errors="replace")
     evidence: list[dict] = []

@@ -8,7 +8,7 @@ import textwrap
 from concurrent.futures import ThreadPoolExecutor
 
 from rlvr_gym.sandboxes import ExecRequest, Limits, Status
-from rlvr_gym.sandboxes._inside.jobcore import UID_ROTATION
+from rlvr_gym.sandboxes.in_sandbox.job_lifecycle import UID_ROTATION
 
 QUICK = Limits(wall_s=10, cpu_s=10)
 

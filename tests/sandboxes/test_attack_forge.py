@@ -150,7 +150,7 @@ def test_harness_code_is_read_only(sandbox):
         """
         import json, os
         hit = []
-        for p in ["/opt/rlvr/jobcore.py", "/opt/rlvr/x.py", "/usr/lib/python3.11/json/__init__.py",
+        for p in ["/opt/rlvr/job_lifecycle.py", "/opt/rlvr/x.py", "/usr/lib/python3.11/json/__init__.py",
                   "/usr/local/bin/python3", "/etc/passwd"]:
             try:
                 with open(p, "a") as f:

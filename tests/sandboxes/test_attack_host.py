@@ -8,7 +8,7 @@ import pytest
 from attack_helpers import probe, run, syscall_probe
 
 from rlvr_gym.sandboxes import Status
-from rlvr_gym.sandboxes.local import INSIDE_DIR
+from rlvr_gym.sandboxes.local import IN_SANDBOX_DIR
 
 MACHINE_CODE = """
 import ctypes, mmap, sys
@@ -171,12 +171,12 @@ def test_cleanup_does_not_follow_links(sandbox):
         os.symlink("/", "/tmp/root")
         os.symlink("/usr/bin", "/tmp/job/bin")
         os.makedirs("/tmp/d/e")
-        os.symlink("/opt/rlvr/jobcore.py", "/tmp/d/e/f")
+        os.symlink("/opt/rlvr/job_lifecycle.py", "/tmp/d/e/f")
         os.link("/tmp/job/main.py", "/tmp/hard")
     """,
     )
     assert r.status is Status.OK
-    assert (INSIDE_DIR / "jobcore.py").exists() and (INSIDE_DIR / "worker.py").exists()
+    assert (IN_SANDBOX_DIR / "job_lifecycle.py").exists() and (IN_SANDBOX_DIR / "worker.py").exists()
     assert probe(
         sandbox, "import json, os; print(json.dumps([os.path.exists('/usr/bin/python3'), os.listdir('/tmp')]))"
     ) == [True, ["job"]]

@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from rlvr_gym.sandboxes import ExecRequest, SandboxUnavailable, Status, get_sandbox
-from rlvr_gym.sandboxes._inside import jobcore
+from rlvr_gym.sandboxes.in_sandbox import job_lifecycle
 
 
 @pytest.fixture
@@ -56,11 +56,11 @@ def test_job_refuses_to_run_in_host_namespace():
     """run_job wipes /tmp and kills by uid: it must refuse outside a sandbox pid namespace."""
     host = os.stat("/proc/self/ns/pid").st_ino
     with pytest.raises(RuntimeError, match="outside a sandbox"):
-        jobcore.Context(uid_base=1_234_567, host_pidns=host)
+        job_lifecycle.Context(uid_base=1_234_567, host_pidns=host)
     with pytest.raises(RuntimeError, match="outside a sandbox"):
-        jobcore.Context(uid_base=1_234_567, host_pidns=None)
+        job_lifecycle.Context(uid_base=1_234_567, host_pidns=None)
     with pytest.raises(ValueError):
-        jobcore.Context(uid_base=0, host_pidns=host + 1)
+        job_lifecycle.Context(uid_base=0, host_pidns=host + 1)
 
 
 def test_missing_bubblewrap_is_explained(monkeypatch):
@@ -88,8 +88,8 @@ def test_shared_instance_across_threads():
 
 def test_frame_roundtrip():
     obj = {"a": b"\x00\xff", "b": [1, "x", {"c": b""}], "d": None}
-    data = jobcore.encode(obj)
-    assert jobcore.decode(data[4:]) == obj
+    data = job_lifecycle.encode(obj)
+    assert job_lifecycle.decode(data[4:]) == obj
 
 
 def test_backend_names(monkeypatch):
@@ -112,7 +112,7 @@ def test_exec_python_mode_has_a_fresh_address_space():
         pytest.skip(str(exc))
     with box:
         # an exec'd interpreter has not imported the worker's modules
-        r = box.run(ExecRequest(code="import sys; print('jobcore' in sys.modules, sys.argv)"))
+        r = box.run(ExecRequest(code="import sys; print('job_lifecycle' in sys.modules, sys.argv)"))
         assert r.status is Status.OK and r.stdout == "False ['main.py']\n"
         r = box.run(ExecRequest(code="raise SystemExit(4)"))
         assert (r.status, r.exit_code) == (Status.ERROR, 4)

@@ -4,7 +4,6 @@ JOB_DIR = "/tmp/job"
 SCRATCH_DIRS = ("/tmp", "/var/tmp", "/dev/shm")  # every place a job can write; wiped after each job
 NONCE_FILENAME = ".rlvr_nonce"
 PATH = "/usr/local/bin:/usr/bin:/bin"
-INSIDE = "/opt/rlvr"
 # Control files of the slot's per-job cgroups, bound in by the backend as CGROUP_DIR/<controller>/<file>.
 CGROUP_DIR = "/run/rlvr-cg"
 CGROUP_FILES = {

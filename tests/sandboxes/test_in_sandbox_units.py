@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rlvr_gym.sandboxes import ExecRequest
-from rlvr_gym.sandboxes._inside import cleanup, seccomp_filter
+from rlvr_gym.sandboxes.in_sandbox import cleanup, seccomp_filter
 from rlvr_gym.sandboxes.spec import to_spec
 
 HEADER = Path("/usr/include/x86_64-linux-gnu/asm/unistd_64.h")

@@ -18,11 +18,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import framing  # noqa: E402
-import jobcore  # noqa: E402
+import job_lifecycle  # noqa: E402
 import privileges  # noqa: E402
 from paths import SCRATCH_DIRS  # noqa: E402
-
-CLEAN_ENV = {"PATH": jobcore.PATH, "LANG": "C.UTF-8"}
 
 
 def main() -> None:
@@ -35,7 +33,7 @@ def main() -> None:
     for scratch in SCRATCH_DIRS:
         if os.path.isdir(scratch):
             os.chmod(scratch, 0o1777)
-    ctx = jobcore.Context(uid_base, host_pidns, fast_code=options["fast_code"], seccomp=options["seccomp"])
+    ctx = job_lifecycle.Context(uid_base, host_pidns, fast_code=options["fast_code"], seccomp=options["seccomp"])
     ctx.template(None).prefork()  # started before any request arrives; the slot is clean
     framing.recv_frame(0)
     framing.send_frame(1, {"ready": True})
@@ -45,7 +43,7 @@ def main() -> None:
         except EOFError:
             return
         try:
-            result = jobcore.run_job(spec, ctx)
+            result = job_lifecycle.run_job(spec, ctx)
         except Exception as exc:  # report, and let the supervisor recycle this worker
             result = {"status": "sandbox_error", "reason": f"worker: {type(exc).__name__}: {exc}", "dirty": True}
         framing.send_frame(1, result)

@@ -12,7 +12,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import framing  # noqa: E402
-import jobcore  # noqa: E402
+import job_lifecycle  # noqa: E402
 import privileges  # noqa: E402
 
 
@@ -20,7 +20,7 @@ def main() -> None:
     uid_base, host_pidns = int(sys.argv[1]), int(sys.argv[2])
     privileges.hide_other_processes()  # the container's /proc: idempotent, whichever runner comes first
     privileges.drop_capabilities(privileges.CAP_SYS_ADMIN, privileges.CAP_SETPCAP)
-    ctx = jobcore.Context(uid_base, host_pidns)
+    ctx = job_lifecycle.Context(uid_base, host_pidns)
     ctx.template(None)
     if "RLVR_SPEC_FILE" in os.environ:
         path = os.environ.pop("RLVR_SPEC_FILE")
@@ -31,7 +31,7 @@ def main() -> None:
         data = base64.b64decode(os.environ.pop("RLVR_SPEC"))
     spec = framing.decode(data[4:])
     try:
-        result = jobcore.run_job(spec, ctx)
+        result = job_lifecycle.run_job(spec, ctx)
     except Exception as exc:
         result = {"status": "sandbox_error", "reason": f"runner: {type(exc).__name__}: {exc}", "dirty": True}
     framing.send_frame(1, result)
