@@ -1,5 +1,5 @@
 """AMR-SD: self-distillation through a reflection bottleneck, as sparse token-level advantage modulation (arXiv
-2605.18529, no public code; METHODS.md §9).
+2605.18529, no public code; docs/algorithms-more.md).
 
 Why: a self-teacher that sees the reference solution can copy it, and its token preferences then reward copying
 rather than reasoning; AMR-SD lets the policy write itself a short hint from diagnostics (verdict, a correct peer or
@@ -7,7 +7,7 @@ the reference) with the answer removed, and only where that hint changes a token
 information gain above a threshold) does the token's advantage grow. The environment reward stays the signal.
 
 [PAPER] the reflection bottleneck, CIG, the asymmetric ReLU-gated threshold, temporal annealing. [INFERRED] (all the
-numbers and forms, per the spec): h_i = the policy's own reply (greedy, <= 64 tokens) to a reflection prompt holding
+numbers and forms): h_i = the policy's own reply (greedy, <= 64 tokens) to a reflection prompt holding
 the question, the rollout's verdict and one correct peer of its group (else the reference answer), with the gold
 answer string removed; CIG_t = sg[log pi(y_t | x, h_i, y_<t) - log pi(y_t | x, y_<t)];
 g_t = ReLU(CIG_t - tau+) if A_i > 0, ReLU(-CIG_t - tau-) if A_i < 0; A_t = A_i (1 + lam min(g_t, 2)) (amplifies

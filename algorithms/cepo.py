@@ -1,10 +1,10 @@
 """CEPO: token weights from a contrast of answer-conditioned teachers (github ahmedheakl/CEPO,
-`verl/trainer/core_algos.py::apply_cepo_weighting`; METHODS.md §9).
+`verl/trainer/core_algos.py::apply_cepo_weighting`; docs/algorithms-more.md).
 
 Why: a sequence-level advantage credits every token alike; the same policy, shown the right answer (r+) or the
 group's worst wrong answer (r-) just before the response, tells which tokens that answer explains.
 
-[CODE] per spec: the teacher is the policy itself (same weights); teacher input = [prompt tokens, r, response
+[CODE] (from the source): the teacher is the policy itself (same weights); teacher input = [prompt tokens, r, response
 tokens], r+ = " " + ground truth, r- = " " + the \\boxed{} answer of the group's worst rejected rollout (score < 0.5;
 no box: its first 50 characters); a group with no rejected rollout has r- = r+.
 Delta_t = sg(log P_T+(y_t) - log P_T-(y_t)); w_t = exp(sign(A) Delta_t); A_t <- A [(1 - lam) + lam clip(w_t, 1 - eps_w,

@@ -1,18 +1,17 @@
-"""DelTA: discriminative token weights from a token-gradient proxy (github RUCBM/DelTA; METHODS.md §9).
+"""DelTA: discriminative token weights from a token-gradient proxy (github RUCBM/DelTA; docs/algorithms-more.md).
 
 Why: a sequence-level advantage pushes every token of a response alike, although many tokens look the same in a
 correct and in a wrong response. DelTA weighs each token by how clearly its gradient proxy sits on its own side.
 
-[CODE] per spec: v_t = (1 - p(y_t)) * h_t (h = hidden state entering lm_head, p = the sampling policy's probability
-of the token); side centroids mu+ = sum A+ v / sum A+, mu- = sum |A-| v / sum |A-| over the batch's response tokens;
-d± = ||v - mu±||²; margins m+ = d- - d+ on A > 0 tokens, m- = d+ - d- on A < 0 tokens; omega = sigmoid(m / gamma),
-gamma = std of the margins of that side; K refinement passes re-estimate mu± with weights omega * |A|;
-c_t = lambda_min + (lambda_max - lambda_min) * omega_t (A = 0 tokens: lambda_min), rescaled to token mean 1;
-A_t <- A * c_t.
-[INFERRED] choices: gamma is the population std (ddof 0) floored at 1e-6; a batch without both signs has no
-contrast, so every weight is 1 (plain update); zero-advantage rows never reach the batch here (`build_rows` skips
-them), so the token mean is over the rows that are trained; tokens cut by `max_seq_len` keep weight 1 (they are
-not trained). The proxy is computed once per step, before the updates, with the current (= behaviour) weights.
+[CODE] (from the source): v_t = (1 - p(y_t)) * h_t (h = hidden state entering lm_head, p = the sampling policy's
+probability of the token); side centroids mu+ = sum A+ v / sum A+, mu- = sum |A-| v / sum |A-| over the batch's response
+tokens; d± = ||v - mu±||²; margins m+ = d- - d+ on A > 0 tokens, m- = d+ - d- on A < 0 tokens; omega = sigmoid(m /
+gamma), gamma = std of the margins of that side; K refinement passes re-estimate mu± with weights omega * |A|; c_t =
+lambda_min + (lambda_max - lambda_min) * omega_t (A = 0 tokens: lambda_min), rescaled to token mean 1; A_t <- A * c_t.
+[INFERRED] choices: gamma is the population std (ddof 0) floored at 1e-6; a batch without both signs has no contrast, so
+every weight is 1 (plain update); zero-advantage rows never reach the batch here (`build_rows` skips them), so the token
+mean is over the rows that are trained; tokens cut by `max_seq_len` keep weight 1 (they are not trained). The proxy is
+computed once per step, before the updates, with the current (= behaviour) weights.
 
 The weights need the model's hidden states, so DelTA is a `Trainer` subclass (`DeltaTrainer`, algorithm name
 `delta`) over any estimator: it reweights the estimator's advantages token by token, then runs the usual update.

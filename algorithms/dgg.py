@@ -1,10 +1,10 @@
 """DGG: skip optimizer steps whose lm_head gradient surges while a rollout batch is reused (arXiv 2605.19425, no
-public code; METHODS.md §9).
+public code; docs/algorithms-more.md).
 
 Why: with several epochs over one rollout batch, training degrades when the lm_head weights suddenly change a lot;
 the lm_head gradient norm lower-bounds the policy's divergence, so a surge is caught before the optimizer applies it.
 
-INFERRED (design choices, per the spec): g_k = ||grad of the lm_head weight|| at each optimizer step. First-epoch
+INFERRED (design choices): g_k = ||grad of the lm_head weight|| at each optimizer step. First-epoch
 steps (fresh data) update a running EMA mean m and EMA variance s² of g across training steps (decay `ema`,
 default 0.9; s² <- ema s² + (1 - ema)(g - m_old)²) and are never blocked. A reuse step (epoch >= 2) is blocked when
 g > m + z s (z = 3, once `warmup` = 3 first-epoch values were seen) or g > tau * g_first (tau = 2, g_first = mean g

@@ -1,5 +1,5 @@
 """G2D: a short GRPO warm-up, then offline DPO on pairs the warm-up policy sampled (arXiv 2605.21266, "How Much
-Online RL is Enough?", no public code; METHODS.md §9).
+Online RL is Enough?", no public code; docs/algorithms-more.md).
 
 Why: online RL is expensive per step; the paper finds a few GRPO steps make the policy's samples informative
 (calibrated: some right, some wrong on the same prompt), after which one frozen preference set and DPO get further
@@ -9,7 +9,7 @@ Three stages, in one run: (1) `steps` = K GRPO steps (the shared trainer, any es
 warm-up policy pi_K, sample `samples` replies per prompt at `temperature` on `prompts` training prompts, verify
 them, keep prompts with 0 < p_hat < 1, and build up to `max_pairs` (correct, incorrect) pairs each; (3) DPO with the
 reference = pi_K (its sequence log-probs are computed once, before the first DPO step), beta 0.1, `epochs` passes.
-[PAPER]: the three stages, K, DPO with policy and reference from pi_K. [INFERRED] (spec defaults): n = 8 at
+[PAPER]: the three stages, K, DPO with policy and reference from pi_K. [INFERRED] (defaults): n = 8 at
 T = 1.0, m = 4 pairs per prompt, beta 0.1, 1-2 epochs, ranking kept prompts by p_hat (1 - p_hat) (`rank`). Our
 choices: pairs are taken along diagonals of the (correct x incorrect) grid so the m pairs reuse replies as little as
 possible; stage-2 prompts are a seeded draw from the training pool; DPO uses a fresh AdamW at `lr` (default

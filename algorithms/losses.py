@@ -167,8 +167,8 @@ def policy_loss(
 def _nfpo_surrogate(
     ratio: torch.Tensor, log_ratio: torch.Tensor, advantages: torch.Tensor, mask: torch.Tensor, cfg: LossConfig
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """NFPO (INFERRED, METHODS.md §9): w = ratio * c (c detached), token masked where w left the trust region in A's
-    direction; loss -M w A. With c = 1 its gradient is the clipped surrogate's, with ratio = 1 vanilla PG's."""
+    """NFPO (INFERRED, docs/algorithms-more.md): w = ratio * c (c detached), token masked where w left the trust
+    region in A's direction; loss -M w A. With c = 1 its gradient is the clipped surrogate's, with ratio = 1 vanilla PG's."""
     w = ratio * forward_trace(log_ratio, mask, cfg.nfpo_n or 1, cfg.nfpo_c_max)
     outside = ((advantages > 0) & (w > 1.0 + cfg.clip_high)) | ((advantages < 0) & (w < 1.0 - cfg.clip_low))
     return -(~outside).to(w.dtype) * w * advantages, outside

@@ -1,10 +1,10 @@
 """OPPO: oracle-conditioned likelihood ratios as a running success probability (arXiv 2605.21851, no public code;
-METHODS.md §9).
+docs/algorithms-more.md).
 
 Why: the ratio between an oracle-conditioned policy and the policy itself at each token is a Bayesian update of the
 belief that the rollout will succeed; its increments give a dense, token-level advantage from one extra forward pass.
 
-INFERRED (design choice, per the spec): self-oracle = the policy shown " " + ground truth before the response (the
+INFERRED (design choice): self-oracle = the policy shown " " + ground truth before the response (the
 `hinted_logprobs` of CEPO); rho_t = pi_O(y_t | x, oracle, y_<t) / pi_theta(y_t | x, y_<t), both with the step's
 behaviour weights; log p_t = log p_0 + sum_{k<=t} log rho_k, p_t clipped to <= 1, p_0 = the group's success rate;
 A_t = p_t - p_{t-1} (p_{-1} = p_0); final token advantage = the estimator's A + kappa A_t, kappa = 1. A group with

@@ -1,12 +1,12 @@
 """Pion: Muon-style orthogonalised updates with a high-pass Newton-Schulz polynomial, per attention head (arXiv
-2605.19282; github OPTML-Group/Pion; METHODS.md §9).
+2605.19282; github OPTML-Group/Pion; docs/algorithms-more.md).
 
 Why: Muon maps every singular value of the momentum to about 1, so in RLVR, where the gradient is mostly noise
 with a few strong directions, it amplifies the noise as much as the signal (the paper sees Muon collapse). Pion's
 iteration sigma -> 2.5 sigma^3 - 1.5 sigma^5 has stable fixed points 0 and 1 and an unstable one at sqrt(2/3): after
 normalising by the Frobenius norm, strong directions (sigma > 0.816) go to 1 and weak ones are suppressed to 0.
 
-[CODE] (per the spec, from `pion.py::high_pass_ns`, `muon.py::PerHeadPionAdamW`, `run_pion.sh`): momentum
+[CODE] (from the source: `pion.py::high_pass_ns`, `muon.py::PerHeadPionAdamW`, `run_pion.sh`): momentum
 m <- 0.95 m + 0.05 g (no Nesterov); X = m / ||m||_F in bf16, transposed so rows <= cols; k_p promotion steps
 X <- 1.875 X - 1.25 (X X^T) X + 0.375 (X X^T)^2 X, then 5 - k_p suppression steps X <- 2.5 (X X^T) X - 1.5 (X X^T)^2 X;
 W <- W (1 - lr wd) - lr * 5.0 * sqrt(max(rows, cols)) * X. RLVR setting: k_p = 0; q/k/v updated per head as

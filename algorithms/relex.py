@@ -1,10 +1,10 @@
 """RELEX: predict a later checkpoint from the early ones by rank-r SVD extrapolation (github weizhepei/RELEX,
-`scripts/svd_extrapolation.py`; METHODS.md §9).
+`scripts/svd_extrapolation.py`; docs/algorithms-more.md).
 
 Why: RLVR weight trajectories are close to a straight line in a low-dimensional subspace, so the first checkpoints
 of a run predict where it is heading; a predicted checkpoint can stand in for many more training steps.
 
-[CODE] per spec, for every weight tensor separately: M[t] = theta_t - theta_0 (flattened) for the observed
+[CODE] (from the source), for every weight tensor separately: M[t] = theta_t - theta_0 (flattened) for the observed
 checkpoints; rank-r SVD through the Gram matrix (G = M M^T, eigendecomposition, V = M^T U / S, directions with
 S <= 1e-6 S_1 dropped); coefficients C = M V; a least-squares line c(t) = a t + b per component (optionally over the
 last W checkpoints only); theta_target = theta_0 + c(t_target) V^T, reshaped.

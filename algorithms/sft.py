@@ -1,4 +1,4 @@
-"""Supervised fine-tuning on expert trajectories: the cold start before RL (ReBel's SFT stage, METHODS.md §1.1).
+"""Supervised fine-tuning on expert trajectories: the cold start before RL (ReBel's SFT stage, docs/alfworld.md).
 
 Data are what an env family already knows how to produce: `export_sft` plays each task's reference actions (the
 oracle's plan, as `check-env` does) and records one example per turn, the prompt the policy would see in that turn

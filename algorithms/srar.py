@@ -1,10 +1,10 @@
-"""SRaR: step-level rubric advantages (arXiv 2605.17291; github akarinmoe/SRaR; METHODS.md §9).
+"""SRaR: step-level rubric advantages (arXiv 2605.17291; github akarinmoe/SRaR; docs/algorithms-more.md).
 
 Why: a rubric judged over the whole answer (RaR) gives every token the same credit; SRaR asks the judge *which step*
 satisfied each rubric item, so a step that falls into a pitfall is pushed down even inside a correct answer, and a
 step that follows a suggestion is pushed up even inside a wrong one.
 
-[CODE] (per the spec, from `recipe/SRaR/srar_advantage.py`, `reward_manager.py`): answers are written in
+[CODE] (from the source: `recipe/SRaR/srar_advantage.py`, `reward_manager.py`): answers are written in
 "### Step N:" sections ending in \\boxed{}; rubric lines are tagged <SUGGEST>/<PITFALL>/<BONUS>/<ANSWER>; one judge
 call per rollout (T = 0) returns, per item, {satisfied, step} (step 0 = the whole answer, -1 = none). Step delta
 d_k = sum over satisfied items tied to step k of +0.8/n_SUG, -1.0/n_PIT, +1.0/n_BON (ANSWER items ignored);

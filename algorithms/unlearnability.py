@@ -1,11 +1,11 @@
 """Unlearnability analysis: which prompts RLVR cannot teach, and whether their gradients point elsewhere (arXiv
-2605.16787; github yulinchen99/unlearnability-rlvr; METHODS.md §9). A post-hoc diagnostic, no new objective.
+2605.16787; github yulinchen99/unlearnability-rlvr; docs/algorithms-more.md). A post-hoc diagnostic, no new objective.
 
 Why: a prompt that stays unsolved after training in every seed is either never rewarded (nothing to learn from) or
 rewarded yet still not learned; the second kind is the interesting one, and comparing its policy gradient with the
 learnable prompts' says whether it pulls against them.
 
-[CODE] (per the spec, from `classification/finalize_unlearnable_example_id.py`, `gradient_analysis/*`): tau = 0.1 on
+[CODE] (from the source: `classification/finalize_unlearnable_example_id.py`, `gradient_analysis/*`): tau = 0.1 on
 pass@1 (32 samples at T = 0.7 in the source); no_reward = prompts whose logged mean training reward stays 0 in some
 run; unlearnable = pass@1 <= tau after training in every run, minus no_reward; learnable = initially <= tau and
 > tau after training in every run; easy = initially > tau. Gradient probe: per prompt, the mean over its correct

@@ -1,4 +1,5 @@
-"""VPD: language-feedback learning as variational EM on one network (arXiv 2605.15113, no public code; METHODS.md §9).
+"""VPD: language-feedback learning as variational EM on one network (arXiv 2605.15113, no public code;
+docs/algorithms-more.md).
 
 Why: a scalar reward throws away what a verifier or a sibling rollout could *say*; VPD lets the same weights act as a
 teacher that reads that feedback (E-step: the teacher is sharpened on outcomes within a trust region) and as a
@@ -6,7 +7,7 @@ student that does not (M-step: the student matches the improved teacher on its o
 distilled into the feedback-free policy.
 
 [PAPER] the EM scheme, the shared network, unpaired preference optimisation with a dynamic reference prior.
-[INFERRED] (per the spec): L_E = -mean_i log sigmoid(beta s_i [log pi(y_i | x, f_i) - log pi_ref(y_i | x, f_i)]), s_i = +1
+[INFERRED]: L_E = -mean_i log sigmoid(beta s_i [log pi(y_i | x, f_i) - log pi_ref(y_i | x, f_i)]), s_i = +1
 for a passed rollout, -1 otherwise, pi_ref = the teacher at the start of the step (last iteration's snapshot: its
 log-probs are taken once before the update); beta x 1.5 when the step's KL(pi || pi_ref) exceeds 1.5 x target, / 1.5
 below target / 1.5 (target 0.05); L_M = mean_t sum_v pi(v | x, y_<t) [log pi(v | x, y_<t) - sg log pi(v | x, f, y_<t)]

@@ -3,7 +3,7 @@
 [PAPER] The Advantage Collapse Rate (ACR) is the fraction of groups whose reward variance is below a threshold; AVSPO
 adds virtual reward samples to the normalisation statistics only (they get no gradient), with a strength that adapts
 to the running ACR.
-INFERRED (design choice, METHODS.md §4): ACR is tracked as an EMA in `inp.state["avspo_acr_ema"]`; a collapsed group
+INFERRED (design choice, docs/algorithms.md): ACR is an EMA in `inp.state["avspo_acr_ema"]`; a collapsed group
 of common value c gets k = max(1, ceil(kappa * ACR_ema * G)) virtual rewards at the far end of the reward range
 (r_max if c is in the lower half, else r_min); its real samples get A_i = (r_i - mean') / (std' + eps) over
 real + virtual values. Non-collapsed groups are plain GRPO. All-correct groups thus get a small positive push and

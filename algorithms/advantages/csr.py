@@ -1,11 +1,11 @@
-"""CSR: correctness + semantic calibration reward (arXiv 2605.15588, no public code; METHODS.md §9).
+"""CSR: correctness + semantic calibration reward (arXiv 2605.15588, no public code; docs/algorithms-more.md).
 
 Why: a policy should agree with itself when it is right and not when it is wrong, so that the share of samples
 giving the same answer can serve as its confidence at inference (no verbalised confidence).
-INFERRED (design choice, per the spec): cluster a group's answers by normalised exact match (whitespace collapsed,
+INFERRED (design choice): cluster a group's answers by normalised exact match (whitespace collapsed,
 lower case: the "semantic equivalence" a math/short-answer verifier implies; an NLI or judge clustering would plug
 in here); a_i = (|cluster(i)| - 1) / (G - 1); r_i = reward_i + lam * (a_i if correct_i else -a_i), lam = 0.5, where
-reward_i is the verifier's reward (1[correct] on binary tasks, as the spec writes it); then GRPO on r.
+reward_i is the verifier's reward (1[correct] on binary tasks, as the paper writes it); then GRPO on r.
 Rollouts without an extracted answer are singletons (a_i = 0): failing to answer is not agreement.
 """
 

@@ -1,6 +1,6 @@
 """EDAS: error-diversity advantage shaping (arXiv 2605.17333, no public code).
 
-INFERRED (design choice, METHODS.md §9): start from GRPO advantages; for each incorrect rollout i with final answer
+INFERRED (design choice, docs/algorithms.md): start from GRPO advantages; for each incorrect rollout i with final answer
 a_i, f_i = count(a_i among the group's incorrect rollouts) / n_incorrect, and A_i <- A_i * clip(f_i / mean_wrong(f),
 lo, hi). A wrong answer the group keeps repeating is penalised harder than a rare one; correct rollouts are
 unchanged. Rollouts without an extracted answer share one "<none>" bucket (a repeated format failure is a dominant

@@ -1,10 +1,11 @@
-"""GRID: rule rewards for security-knowledge-graph extraction from CTI articles (arXiv 2605.16714; METHODS.md §9).
+"""GRID: rule rewards for security-knowledge-graph extraction from CTI articles (arXiv 2605.16714;
+docs/algorithms-more.md).
 
 Why: an extractor trained by RL needs a reward it cannot argue with; GRID scores the text inside
 <myresult>...</myresult> against regexes and option sets built offline from article <-> graph alignments, so every
 task of its bank is checked by rules, not a judge.
 
-[CODE] (per the spec, read from `train-data/code/reward/kg_reward.py`): payload = the <myresult> text, NFKC-normalised,
+[CODE] (read from the source: `train-data/code/reward/kg_reward.py`): payload = the <myresult> text, NFKC-normalised,
 whitespace collapsed; multi-select (4 options) read from the last "#### [..]" JSON list: exact set 1, overlap 0.5,
 else 0; single choice <mychoice>X</mychoice>: 1/0; triples: share of gold triples whose subject, relation and object
 regexes all match the payload; entities alike; +0.1 when the prompt asks for <mythink>/<myresult> and both appear;

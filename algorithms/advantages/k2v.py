@@ -1,11 +1,11 @@
 """K2V: knowledge-to-verification reward for fill-in-the-blank questions built from a knowledge graph (arXiv
-2605.18261; github SeedScientist/K2V; METHODS.md §9).
+2605.18261; github SeedScientist/K2V; docs/algorithms-more.md).
 
 Why: an exact-match answer says nothing about whether the reasoning that led to it was sound; K2V adds, for correct
 answers only, the share of a per-question checklist (written offline by a large model from general reasoning
 criteria) that a judge LLM finds satisfied by the <think> text, plus a small format term.
 
-[CODE] (per the spec, read from `custom_reward_fn/K2V.py`): reward = 6 * 1[<answer> text == answer]
+[CODE] (read from the source: `custom_reward_fn/K2V.py`): reward = 6 * 1[<answer> text == answer]
 + 1[correct] * (share of checklist items the judge answers "yes" for, judge at T = 0.7, 8 new tokens)
 + format, where format = 0.25 + 0.125 per tag of <think>, </think>, <answer>, </answer> present exactly once
 - 0.001 per character after </answer> when the reply matches ^<think>.*?</think>\\s*<answer>.*?</answer>, else 0.

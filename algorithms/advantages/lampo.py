@@ -1,6 +1,6 @@
 """LamPO: pairwise decomposed advantage with confidence-aware weights (arXiv 2605.21235, no public code).
 
-INFERRED (design choice, METHODS.md §9): A_i = 1/(G-1) * sum_{j != i} (r_i - r_j) * w_ij with
+INFERRED (design choice, docs/algorithms.md): A_i = 1/(G-1) * sum_{j != i} (r_i - r_j) * w_ij with
 w_ij = 2 * sigmoid(beta * (l_j - l_i) * sign(r_i - r_j)), l = length-normalised sequence log-prob under the
 behaviour policy. Pairs where the model is more confident in the worse response weigh more (w > 1), pairs where it
 already prefers the better one weigh less. With beta = 0 every w_ij = 1 and A reduces to RLOO.

@@ -1,8 +1,8 @@
-"""NFPO: multi-step likelihood-ratio correction (arXiv 2605.20865, no public code; METHODS.md §9).
+"""NFPO: multi-step likelihood-ratio correction (arXiv 2605.20865, no public code; docs/algorithms-more.md).
 
 The advantages are GRPO's; what changes is the loss, which the estimator prescribes through `loss_overrides`
 (`nfpo_n` switches `losses.policy_loss` to the N-step forward-trace surrogate, see `losses.forward_trace`).
-INFERRED (design choice, per the spec): w_t = rho_t * c_t, c_t = prod of the next N-1 tokens' ratios (detached,
+INFERRED (design choice): w_t = rho_t * c_t, c_t = prod of the next N-1 tokens' ratios (detached,
 clipped to [0, 2]); tokens whose w_t left [1 - eps_l, 1 + eps_h] in A's direction are masked; L = -sum M w A / tokens.
 Defaults N = 4, eps_l = 0.2, eps_h = 0.28. The trace runs over a row's generated tokens (all turns of a multi-turn
 episode, env tokens skipped): the whole trajectory's remaining actions, as the exact policy gradient would.

@@ -1,9 +1,10 @@
-"""POW3R: criterion weights adapted to rollout-level contrast (arXiv 2605.20164, no public code; METHODS.md §9).
+"""POW3R: criterion weights adapted to rollout-level contrast (arXiv 2605.20164, no public code;
+docs/algorithms-more.md).
 
 Why: with a rubric of criteria, a criterion every rollout of a prompt satisfies (or none does) cannot tell the
 rollouts apart; moving weight to the criteria that currently separate them sharpens the signal, while the human
 weights and the balance between categories stay the objective.
-INFERRED (design choice, per the spec): criterion scores s_{k,i} in [0, 1] are the verdict's named `components`;
+INFERRED (design choice): criterion scores s_{k,i} in [0, 1] are the verdict's named `components`;
 per prompt group, contrast c_k = std_i s_{k,i} (population std); w_k = h_k (eta + c_k), renormalised within each
 category so that sum_{k in cat} w_k = sum_{k in cat} h_k; r_i = sum_k w_k s_{k,i} / sum_k h_k; then GRPO on r.
 Defaults: every component with h = 1 in one category, eta = 0.1; a component an episode lacks scores 0.

@@ -1,5 +1,5 @@
 """SAGE: a reverse-KL anchor reshaped to q * pi_ref (github tally0818/SAGE, `src/train/guide_functions.py`;
-METHODS.md §9).
+docs/algorithms-more.md).
 
 The advantages are GRPO's; the change is the KL term, which the estimator prescribes through `loss_overrides`:
 per token, log pi_anchor = log pi_ref + log q_t and the k3 KL to that anchor, beta = 0.05 (`losses.policy_loss`).

@@ -1,6 +1,6 @@
 """TMN-Reweight (GoLongRL, `compute_tmn_grpo_outcome_advantage`): task-level mean normalisation + difficulty weights.
 
-Per METHODS.md §9 [CODE]: centred_i = r_i - mu_uid (singleton: mu = 0, var = 1, as in the source); the task scale
+[CODE] (from that function): centred_i = r_i - mu_uid (singleton: mu = 0, var = 1, as in the source); the task scale
 s_task = sqrt(mean over the task's groups of the unbiased group variance); A_i = centred_i / (s_task + 1e-6).
 Difficulty reweight: m_uid = alpha * mu_uid + (1 - alpha) * mean_task(mu_uid) (singleton -> task mean);
 p = mean(r_i > m_uid) within the group; samples with r_i > mu_uid are multiplied by exp(gamma * (0.5 - p)),

@@ -1,4 +1,4 @@
-"""The agent context of ReBel (METHODS.md §1.1): each turn the policy sees only the env's latest message.
+"""The agent context of ReBel (docs/alfworld.md): each turn the policy sees only the env's latest message.
 
 ReBel never replays raw history: the prompt holds the previous cumulative belief (`<belief_prev>`), the last 2
 actions, the current observation and the admissible actions, all of which the env writes into every turn's message

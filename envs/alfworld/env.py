@@ -124,7 +124,7 @@ class ALFWorldEnv(Env):
         parts.append("Admissible actions: " + ", ".join(self.game.admissible()))
         return "\n\n".join(parts)
 
-    # ---- SFT cold start (METHODS.md §1.1) ----------------------------------------------------------------------
+    # ---- SFT cold start (docs/alfworld.md) ---------------------------------------------------------------------
     def expert_replies(self, task: Task) -> list[str]:
         """The replies an expert sends for `task`'s reference plan in this prompt style: the plain commands, or in
         ReBel style each command tagged with belief and think text by `expert.expert_replies`. Used by

@@ -1,4 +1,4 @@
-"""Expert replies in the ReBel format for ALFWorld's reference plans (SFT cold-start data, METHODS.md §1.1).
+"""Expert replies in the ReBel format for ALFWorld's reference plans (SFT cold-start data, docs/alfworld.md).
 
 The paper tags expert trajectories with a teacher LLM that writes belief and think text under explicit phase rules.
 Here no teacher is needed: every turn's belief is what the env's own `GroundTruthTracker` has observed before the

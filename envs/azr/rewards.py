@@ -1,4 +1,4 @@
-"""AZR's reward rules (METHODS.md 3.1), as pure functions the population loop applies.
+"""AZR's reward rules (Absolute Zero, arXiv 2505.03335; docs/populora.md), as pure functions for the population loop.
 
 Proposer: learnability r = 1 - s (s = mean solve rate of the solver samples) when 0 < s < 1, else 0; the
 training scalar is -1 for a proposal that fails format/validity, -0.5 for a valid one with r = 0 (trivial or

@@ -1,4 +1,5 @@
-"""DelTA token weights: hand values from the spec's formula, the trainer path, and the mechanism on SmolLM2-135M."""
+"""DelTA token weights: hand values from its formula (docs/algorithms-more.md), the trainer path, and the
+mechanism on SmolLM2-135M."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`rlvr-gym export-sft` / `sft` (ReBel's cold start, METHODS.md §1.1) and the reply budget a ReBel config must hold.
+"""`rlvr-gym export-sft` / `sft` (ReBel's cold start, docs/alfworld.md) and the reply budget a ReBel config must hold.
 
 Default suite: export on two easy ALFWorld games, loss on reply tokens only, the held-out NLL falls after a few seeded
 steps (a tiny random Llama: the mechanism), resume = uninterrupted, and the load-time budget check. Heavy: the

@@ -1,4 +1,4 @@
-"""AZR reward rules (METHODS.md 3.1): learnability 1 - s with no signal at s in {0, 1}; solver train scale."""
+"""AZR reward rules (Absolute Zero, arXiv 2505.03335): learnability 1 - s with no signal at s in {0, 1}; solver train scale."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""ReBel's agent context (METHODS.md §1.1): each turn's prompt holds the cumulative belief, the last 2 actions, the
+"""ReBel's agent context (docs/alfworld.md): each turn's prompt holds the cumulative belief, the last 2 actions, the
 current observation and the admissible actions, never older turns, so its length does not grow with the episode."""
 
 from __future__ import annotations

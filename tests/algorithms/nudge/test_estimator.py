@@ -1,4 +1,4 @@
-"""The `nudge` estimator against hand-computed cases of METHODS.md section 2."""
+"""The `nudge` estimator against hand-computed cases of NudgeRL's estimator (docs/nudge.md)."""
 
 from __future__ import annotations
 
