@@ -35,7 +35,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ..serve import parse_value
 
     parser = argparse.ArgumentParser(prog="rlvr-gym mcp", description=__doc__.splitlines()[0])
-    parser.add_argument("env", help=f"registered env id (e.g. rlvr/Math-v0), or {TOOLSET_MODE!r} / {TOOLSET_MODE}:ENV_ID for a toolset")
+    parser.add_argument(
+        "env", help=f"registered env id (e.g. rlvr/Math-v0), or {TOOLSET_MODE!r} / {TOOLSET_MODE}:ENV_ID for a toolset"
+    )
     parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     add_server_arguments(parser, port=8000)
     parser.add_argument("--env-arg", action="append", default=[], metavar="KEY=VALUE")
