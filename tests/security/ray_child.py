@@ -4,6 +4,7 @@ Ray started, then leaves the session by an error or by Ctrl-C and uses the stale
 from __future__ import annotations
 
 import json
+import signal
 import sys
 import time
 
@@ -18,6 +19,9 @@ class EchoPolicy:
 
 
 def main(mode: str) -> None:
+    # a user's Ctrl-C reaches a driver whose SIGINT handler is Python's; a test run started in the background of a
+    # non-interactive shell would hand this process SIGINT ignored (and Python then installs no handler)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     env = policy = None
     try:
         with connect(num_cpus=2) as session:
@@ -29,6 +33,7 @@ def main(mode: str) -> None:
             started = node_processes([ray._private.worker._global_node])
             print(json.dumps({"temp_dir": session._temp_dir, "procs": started}), flush=True)
             if mode == "error":
+                sys.stdin.readline()  # the test has noted our listeners (leaving at once would race it)
                 raise RuntimeError("boom")
             time.sleep(120)  # the test sends SIGINT here
     except (RuntimeError, KeyboardInterrupt) as exc:
