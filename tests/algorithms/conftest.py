@@ -66,3 +66,24 @@ def tiny_model(tokenizer):
         tie_word_embeddings=True,
     )
     return LlamaForCausalLM(cfg)
+
+
+@pytest.fixture()
+def reply_logp():
+    """`reply_logp(model, episodes)`: each episode's mean token log-prob of its replies under `model` (no grad),
+    for checks that an update moved the likelihood of some replies up and of others down."""
+    import numpy as np
+    import torch
+
+    from rlvr_gym.algorithms.advantages import AdvantageOutput
+    from rlvr_gym.algorithms.batch import build_rows, collate
+    from rlvr_gym.algorithms.modeling import token_logprobs
+
+    def mean_logp(model, episodes) -> np.ndarray:
+        rows = build_rows(episodes, AdvantageOutput(episode=np.ones(len(episodes))), skip_zero_advantage=False)
+        with torch.no_grad():
+            batch = collate(rows)
+            lp = token_logprobs(model, batch, autocast=False)[0]
+        return (lp.sum(1) / batch.mask.sum(1)).numpy()
+
+    return mean_logp

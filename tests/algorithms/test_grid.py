@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
 
 from rlvr_gym.algorithms.advantages import AdvantageInput, compute_advantages
 from rlvr_gym.algorithms.advantages.grid import grid, grid_reward, payload
@@ -86,13 +85,10 @@ def test_estimator_is_grpo_on_the_rule_reward_and_needs_gold():
         grid(AdvantageInput.from_episodes(bare))
 
 
-def test_update_follows_the_rule_reward(length_env_id, tiny_model, tokenizer, tmp_path):
+def test_update_follows_the_rule_reward(length_env_id, tiny_model, tokenizer, tmp_path, reply_logp):
     """Mechanism: the env's verdict scores all three replies 0 (GRPO: no update); with `estimator: grid` one
     optimizer step on the tiny Llama + LoRA (lr 1e-2) raises the mean token log-prob of the 3/3 reply and lowers the
     0/3 one. Measured (seed 0): +0.069 (3/3), +0.037 (2/3), -0.044 (0/3) per token."""
-    from rlvr_gym.algorithms.advantages.base import AdvantageOutput
-    from rlvr_gym.algorithms.batch import build_rows, collate
-    from rlvr_gym.algorithms.modeling import token_logprobs
     from rlvr_gym.algorithms.train_config import load_config
     from rlvr_gym.algorithms.trainer import Trainer
 
@@ -112,15 +108,7 @@ def test_update_follows_the_rule_reward(length_env_id, tiny_model, tokenizer, tm
     prompt = tokenizer("Extract the security graph of the article.").input_ids
     eps = _episodes([FULL, TWO, NONE], ARTICLE_GOLD, tokenizer, prompt)
     assert not compute_advantages("grpo", AdvantageInput.from_episodes(eps)).episode.any()
-    rows = build_rows(eps, AdvantageOutput(episode=np.ones(3)), skip_zero_advantage=False)
-
-    def mean_logp() -> np.ndarray:
-        with torch.no_grad():
-            batch = collate(rows)
-            lp = token_logprobs(trainer.model, batch, autocast=False)[0]
-            return (lp.sum(1) / batch.mask.sum(1)).numpy()
-
-    before = mean_logp()
+    before = reply_logp(trainer.model, eps)
     trainer.update(eps, trainer.advantages(eps))
-    shift = mean_logp() - before
+    shift = reply_logp(trainer.model, eps) - before
     assert shift[0] > 0 > shift[2]
