@@ -87,3 +87,43 @@ def reply_logp():
         return (lp.sum(1) / batch.mask.sum(1)).numpy()
 
     return mean_logp
+
+
+@pytest.fixture()
+def one_turn_episodes():
+    """`one_turn_episodes(replies, ...)`: one single-turn episode per reply, all in one group `g` (ids `e0`, `e1`, …):
+    what the estimator and trainer tests score. With a tokenizer the reply's token ids are set (and EOS appended
+    with `eos=True`); `verdicts` and `metadata` go on every episode in order / as given."""
+    from rlvr_gym.types import Episode, Message, Turn
+
+    def build(
+        replies: list[str],
+        *,
+        tokenizer=None,
+        prompt: list[int] | None = None,
+        observation: tuple[Message, ...] = (),
+        eos: bool = False,
+        verdicts: list[Verdict] | None = None,
+        metadata: dict | None = None,
+    ) -> list[Episode]:
+        episodes = []
+        for i, reply in enumerate(replies):
+            ids = None
+            if tokenizer is not None:
+                ids = tokenizer(reply).input_ids + ([tokenizer.eos_token_id] if eos else [])
+            turn = Turn(index=0, observation=list(observation), action=reply, prompt_token_ids=prompt, token_ids=ids)
+            fields = {"verdict": verdicts[i]} if verdicts is not None else {}
+            episodes.append(
+                Episode(
+                    episode_id=f"e{i}",
+                    env_id="x",
+                    task_id="t",
+                    group_id="g",
+                    turns=[turn],
+                    task_metadata=dict(metadata or {}),
+                    **fields,
+                )
+            )
+        return episodes
+
+    return build

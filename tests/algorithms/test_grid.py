@@ -7,7 +7,7 @@ import pytest
 
 from rlvr_gym.algorithms.advantages import AdvantageInput, compute_advantages
 from rlvr_gym.algorithms.advantages.grid import grid, grid_reward, payload
-from rlvr_gym.types import Episode, Turn, Verdict
+from rlvr_gym.types import Verdict
 
 ARTICLE_GOLD = {
     "kind": "triples",
@@ -55,37 +55,26 @@ def test_options_entities_and_payload_hand_values():
     assert payload("<myresult>old</myresult> <myresult>Ａ\n\n b</myresult>") == "A b"
 
 
-def _episodes(replies, gold, tok=None, prompt=None):
-    out = []
-    for i, r in enumerate(replies):
-        ids = None if tok is None else tok(r).input_ids + [tok.eos_token_id]
-        turn = Turn(index=0, observation=[], action=r, prompt_token_ids=prompt, token_ids=ids)
-        out.append(
-            Episode(
-                episode_id=f"e{i}",
-                env_id="x",
-                task_id="t",
-                group_id="g",
-                turns=[turn],
-                verdict=Verdict(reward=0.0, passed=False),
-                task_metadata={"grid": gold},
-            )
-        )
-    return out
+def _episodes(build, replies, gold, tok=None, prompt=None):
+    """Replies the env scored 0, each with the article's gold spec in its metadata."""
+    verdicts = [Verdict(reward=0.0, passed=False)] * len(replies)
+    return build(replies, tokenizer=tok, prompt=prompt, eos=True, verdicts=verdicts, metadata={"grid": gold})
 
 
-def test_estimator_is_grpo_on_the_rule_reward_and_needs_gold():
+def test_estimator_is_grpo_on_the_rule_reward_and_needs_gold(one_turn_episodes):
     """Rewards [1, 2/3, 0]: mean 5/9, unbiased std 0.5092; A = (r - mean)/(std + 1e-6) = [0.8729, 0.2182, -1.0911]."""
-    out = compute_advantages("grid", AdvantageInput.from_episodes(_episodes([FULL, TWO, NONE], ARTICLE_GOLD)))
+    out = compute_advantages(
+        "grid", AdvantageInput.from_episodes(_episodes(one_turn_episodes, [FULL, TWO, NONE], ARTICLE_GOLD))
+    )
     np.testing.assert_allclose(out.episode, [0.872872, 0.218218, -1.091089], atol=1e-5)
     assert out.metrics["grid_reward"] == pytest.approx(5 / 9)
-    bare = _episodes([FULL], ARTICLE_GOLD)
+    bare = _episodes(one_turn_episodes, [FULL], ARTICLE_GOLD)
     bare[0].task_metadata = {}
     with pytest.raises(ValueError, match="no `grid` gold"):
         grid(AdvantageInput.from_episodes(bare))
 
 
-def test_update_follows_the_rule_reward(length_env_id, tiny_model, tokenizer, tmp_path, reply_logp):
+def test_update_follows_the_rule_reward(length_env_id, tiny_model, tokenizer, tmp_path, reply_logp, one_turn_episodes):
     """Mechanism: the env's verdict scores all three replies 0 (GRPO: no update); with `estimator: grid` one
     optimizer step on the tiny Llama + LoRA (lr 1e-2) raises the mean token log-prob of the 3/3 reply and lowers the
     0/3 one. Measured (seed 0): +0.069 (3/3), +0.037 (2/3), -0.044 (0/3) per token."""
@@ -106,7 +95,7 @@ def test_update_follows_the_rule_reward(length_env_id, tiny_model, tokenizer, tm
     )
     trainer = Trainer(cfg, model=tiny_model, tokenizer=tokenizer)
     prompt = tokenizer("Extract the security graph of the article.").input_ids
-    eps = _episodes([FULL, TWO, NONE], ARTICLE_GOLD, tokenizer, prompt)
+    eps = _episodes(one_turn_episodes, [FULL, TWO, NONE], ARTICLE_GOLD, tokenizer, prompt)
     assert not compute_advantages("grpo", AdvantageInput.from_episodes(eps)).episode.any()
     before = reply_logp(trainer.model, eps)
     trainer.update(eps, trainer.advantages(eps))

@@ -8,7 +8,7 @@ import pytest
 from rlvr_gym.algorithms.advantages import AdvantageInput, compute_advantages
 from rlvr_gym.algorithms.advantages.k2v import format_score, k2v_reward
 from rlvr_gym.algorithms.judge import resolve_judge, says_yes
-from rlvr_gym.types import Episode, Message, Turn, Verdict
+from rlvr_gym.types import Message, Verdict
 
 CHECKLIST = ["The reasoning mentions paddies", "The reasoning mentions climate"]
 GOOD = "<think>Rice grows in flooded paddies of a warm climate.</think><answer>rice</answer>"
@@ -53,41 +53,28 @@ def test_reward_hand_values_checklist_gated_by_correctness():
     assert k2v_reward("<answer>rice</answer>", "rice", CHECKLIST, "q", judge)["reward"] == 6.0
 
 
-def test_agent_judge_and_yes_reading():
+def test_agent_judge_and_yes_reading(one_turn_episodes):
     """A config names the judge by agent spec: `constant:Yes, it does.` answers every item yes."""
     assert resolve_judge("constant:Yes, it does.")("anything") == "Yes, it does."
     assert says_yes("YES") and says_yes("yes, mostly") and not says_yes("no") and not says_yes("")
-    eps = _episodes([GOOD, THIN])
+    eps = _episodes(one_turn_episodes, [GOOD, THIN])
     out = compute_advantages("k2v", AdvantageInput.from_episodes(eps), judge="constant:yes")
     assert out.metrics["k2v_checklist"] == 1.0 and not out.episode.any()  # both get 6 + 1 + 0.75
 
 
-def _episodes(replies, tok=None, prompt=None):
-    out = []
-    for i, r in enumerate(replies):
-        ids = None if tok is None else tok(r).input_ids + [tok.eos_token_id]
-        turn = Turn(
-            index=0,
-            observation=[Message(role="user", content="Which crop fills the blank: { } grows in paddies?")],
-            action=r,
-            prompt_token_ids=prompt,
-            token_ids=ids,
-        )
-        out.append(
-            Episode(
-                episode_id=f"e{i}",
-                env_id="x",
-                task_id="t",
-                group_id="g",
-                turns=[turn],
-                verdict=Verdict(reward=1.0, passed=True),
-                task_metadata={"k2v": {"answer": "rice", "checklist": CHECKLIST}},
-            )
-        )
-    return out
+def _episodes(build, replies, tok=None, prompt=None):
+    """Correct answers (env reward 1) to the fill-the-blank question, with K2V's gold in their metadata."""
+    question = Message(role="user", content="Which crop fills the blank: { } grows in paddies?")
+    return build(
+        replies, tokenizer=tok, prompt=prompt, observation=(question,), eos=True,
+        verdicts=[Verdict(reward=1.0, passed=True)] * len(replies),
+        metadata={"k2v": {"answer": "rice", "checklist": CHECKLIST}},
+    )  # fmt: skip
 
 
-def test_update_prefers_the_better_reasoned_correct_answer(length_env_id, tiny_model, tokenizer, tmp_path, reply_logp):
+def test_update_prefers_the_better_reasoned_correct_answer(
+    length_env_id, tiny_model, tokenizer, tmp_path, reply_logp, one_turn_episodes
+):
     """Mechanism: two correct answers (env reward 1 each: GRPO gives no update); K2V's checklist gives 7.75 vs 7.25,
     A = +-0.7071, and one optimizer step on the tiny Llama + LoRA (lr 1e-2) raises the mean token log-prob of the
     reasoning that meets both criteria relative to the one that meets one. Measured (seed 0): GOOD +0.046,
@@ -109,7 +96,7 @@ def test_update_prefers_the_better_reasoned_correct_answer(length_env_id, tiny_m
         }
     )
     trainer = Trainer(cfg, model=tiny_model, tokenizer=tokenizer)
-    eps = _episodes([GOOD, THIN], tokenizer, tokenizer("Fill the blank.").input_ids)
+    eps = _episodes(one_turn_episodes, [GOOD, THIN], tokenizer, tokenizer("Fill the blank.").input_ids)
     assert not compute_advantages("grpo", AdvantageInput.from_episodes(eps)).episode.any()
     adv = trainer.advantages(eps)
     np.testing.assert_allclose(adv.episode, [0.707106, -0.707106], atol=1e-5)

@@ -79,7 +79,7 @@ def test_refused_with_lora_and_loads_full(length_env_id, tmp_path):
     assert load_config({**base, "model": {"lora": None}}).algorithm.name == "pion"
 
 
-def test_one_step_is_high_passed_per_head(length_env_id, tiny_model, tokenizer, tmp_path):
+def test_one_step_is_high_passed_per_head(length_env_id, tiny_model, tokenizer, tmp_path, one_turn_episodes):
     """Mechanism: full fine-tuning of the tiny Llama (4 q / 2 kv heads of 16, hidden 64, FFN 128), one `PionTrainer`
     update on 3 scripted replies (A = +1, 0, -1 by GRPO on rewards 1, 0.5, 0). Every attention/FFN tensor moves by
     exactly lr * 5 * sqrt(max(rows, cols)) * X per head with X = high-pass(0.05 g), whose singular values are ~0 or
@@ -90,7 +90,6 @@ def test_one_step_is_high_passed_per_head(length_env_id, tiny_model, tokenizer, 
     from rlvr_gym.algorithms.advantages.base import AdvantageOutput
     from rlvr_gym.algorithms.pion import PionTrainer
     from rlvr_gym.algorithms.train_config import load_config
-    from rlvr_gym.types import Episode, Turn
 
     cfg = load_config(
         {
@@ -108,16 +107,7 @@ def test_one_step_is_high_passed_per_head(length_env_id, tiny_model, tokenizer, 
     assert isinstance(trainer.optimizer, PionAdamW)
     prompt = tokenizer("Say something.").input_ids
     replies = ["A short answer with vowels.", "Some text here.", "Nthng."]
-    eps = [
-        Episode(
-            episode_id=f"e{i}",
-            env_id="x",
-            task_id="t",
-            group_id="g",
-            turns=[Turn(index=0, observation=[], action=r, prompt_token_ids=prompt, token_ids=tokenizer(r).input_ids)],
-        )
-        for i, r in enumerate(replies)
-    ]
+    eps = one_turn_episodes(replies, tokenizer=tokenizer, prompt=prompt)
     named = dict(trainer.model.named_parameters())
     before = {n: p.detach().clone() for n, p in named.items()}
     grads: dict[str, torch.Tensor] = {}

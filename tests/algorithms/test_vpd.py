@@ -65,7 +65,7 @@ def test_feedback_names_verdict_and_a_contrasting_sibling():
     assert feedback_text(eps[0], eps[:1]) == "Feedback on this answer: correct.\n"
 
 
-def test_one_em_step_on_the_tiny_model(length_env_id, tiny_model, tokenizer, tmp_path):
+def test_one_em_step_on_the_tiny_model(length_env_id, tiny_model, tokenizer, tmp_path, one_turn_episodes):
     """Mechanism: a right and a wrong reply, one `VpdTrainer` update (lr 1e-2) on the tiny Llama + LoRA: the
     feedback-conditioned teacher's log-prob of the passed reply rises and of the failed one falls (E-step), the
     student-teacher KL on the same batch falls (M-step), and beta is adapted from the step's KL.
@@ -89,17 +89,10 @@ def test_one_em_step_on_the_tiny_model(length_env_id, tiny_model, tokenizer, tmp
     )
     trainer = VpdTrainer(cfg, model=tiny_model, tokenizer=tokenizer)
     prompt = tokenizer("What is 40 + 24?").input_ids
-    eps = [
-        Episode(
-            episode_id=f"e{i}",
-            env_id="x",
-            task_id="t",
-            group_id="g",
-            turns=[Turn(index=0, observation=[], action=a, prompt_token_ids=prompt, token_ids=tokenizer(a).input_ids)],
-            verdict=Verdict(reward=float(p), passed=p),
-        )
-        for i, (a, p) in enumerate([("It is 64.", True), ("It is 60.", False)])
-    ]
+    eps = one_turn_episodes(
+        ["It is 64.", "It is 60."], tokenizer=tokenizer, prompt=prompt,
+        verdicts=[Verdict(reward=1.0, passed=True), Verdict(reward=0.0, passed=False)],
+    )  # fmt: skip
     adv = AdvantageOutput(episode=np.array([1.0, -1.0]))
     first = trainer.update(eps, adv)
     second = trainer.update(eps, adv)
